@@ -1,0 +1,30 @@
+// Builds dist/ with tsc when any TypeScript source is newer than the last build.
+// Lets `npm start` and `npx verdict` work on a fresh clone without a separate build step.
+import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const stamp = join(root, 'dist', '.tsbuildinfo')
+
+function newest(dir) {
+  let t = 0
+  if (!existsSync(dir)) return t
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name)
+    if (entry.isDirectory()) t = Math.max(t, newest(p))
+    else if (entry.name.endsWith('.ts')) t = Math.max(t, statSync(p).mtimeMs)
+  }
+  return t
+}
+
+const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0
+const sources = Math.max(newest(join(root, 'src')), newest(join(root, 'bench')), statSync(join(root, 'package.json')).mtimeMs)
+if (sources > built) {
+  process.stderr.write('verdict: compiling TypeScript…\n')
+  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
+    stdio: ['ignore', process.stderr, process.stderr],
+    cwd: root,
+  })
+}
