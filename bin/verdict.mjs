@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-execFileSync(process.execPath, [join(root, 'scripts', 'ensure-build.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] })
+execFileSync(process.execPath, [join(root, 'scripts', 'ensure-build.mjs')], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+})
 const { main } = await import(join(root, 'dist', 'src', 'cli', 'main.js'))
 process.exitCode = await main(process.argv.slice(2))

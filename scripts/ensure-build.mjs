@@ -20,11 +20,19 @@ function newest(dir) {
 }
 
 const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0
-const sources = Math.max(newest(join(root, 'src')), newest(join(root, 'bench')), statSync(join(root, 'package.json')).mtimeMs)
+const sources = Math.max(
+  newest(join(root, 'src')),
+  newest(join(root, 'bench')),
+  statSync(join(root, 'package.json')).mtimeMs,
+)
 if (sources > built) {
   process.stderr.write('verdict: compiling TypeScript…\n')
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
-    stdio: ['ignore', process.stderr, process.stderr],
-    cwd: root,
-  })
+  execFileSync(
+    process.execPath,
+    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')],
+    {
+      stdio: ['ignore', process.stderr, process.stderr],
+      cwd: root,
+    },
+  )
 }

@@ -1,0 +1,45 @@
+/**
+ * Servers the benchmark drives, each in its own process so the load generator does not share a core
+ * with them: `echo` is a bare Fastify validated JSON echo (the reference), `verdict` is the real app
+ * on a fresh SQLite file. Prints `READY <port> <apiKey>` when listening.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Fastify from 'fastify'
+import { buildApp } from '../src/app.js'
+import { createTenant } from '../src/services/tenants.js'
+import { openStore } from '../src/store/index.js'
+import { systemClock } from '../src/util/clock.js'
+import { Hasher } from '../src/util/secrets.js'
+
+async function echo(): Promise<void> {
+  const app = Fastify()
+  app.post(
+    '/echo',
+    { schema: { body: { type: 'object', properties: { event: { type: 'string', maxLength: 64 } }, required: ['event'] } } },
+    async (req) => req.body,
+  )
+  app.get('/echo', async () => ({ ok: true }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const addr = app.server.address()
+  process.stdout.write(`READY ${typeof addr === 'object' && addr ? addr.port : 0} -\n`)
+}
+
+async function verdict(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'verdict-bench-'))
+  const store = await openStore({ kind: 'sqlite', file: join(dir, 'bench.db') })
+  const app = await buildApp({ store, clock: systemClock, hasher: new Hasher('bench-secret') })
+  const t = await createTenant(store, systemClock, { name: 'bench', rateLimit: 1_000_000_000, monthlyQuota: 1_000_000_000 })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const addr = app.server.address()
+  process.stdout.write(`READY ${typeof addr === 'object' && addr ? addr.port : 0} ${t.apiKey}\n`)
+}
+
+const which = process.argv[2]
+if (which === 'echo') await echo()
+else if (which === 'verdict') await verdict()
+else {
+  process.stderr.write('usage: servers.js echo|verdict\n')
+  process.exit(2)
+}

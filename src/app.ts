@@ -1,0 +1,84 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyServerOptions, LogController } from 'fastify'
+import { formatValidation, registerErrorHandling } from './plugins/errors.js'
+import { registerGuard } from './plugins/guard.js'
+import { registerOpenApi } from './plugins/openapi.js'
+import { registerConfigRoutes } from './routes/config.js'
+import { registerHealthRoutes } from './routes/health.js'
+import { registerIpRoutes } from './routes/ip.js'
+import { registerListRoutes } from './routes/lists.js'
+import { registerOpenApiRoute } from './routes/openapi.js'
+import type { App, HealthSource, RegisteredRoute } from './routes/types.js'
+import { RateLimiter } from './services/rate-limiter.js'
+import type { Store } from './store/index.js'
+import type { Clock } from './util/clock.js'
+import type { Hasher } from './util/secrets.js'
+
+export interface AppOptions {
+  store: Store
+  clock: Clock
+  hasher: Hasher
+  version?: string
+  trustProxy?: boolean
+  bodyLimitBytes?: number
+  keylessRateLimit?: number
+  logger?: FastifyServerOptions['logger']
+  healthSources?: () => HealthSource[]
+}
+
+/** Builds the Fastify app with every route registered. No side effects: nothing listens, nothing is opened. */
+export async function buildApp(opts: AppOptions): Promise<App> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    trustProxy: opts.trustProxy ?? false,
+    bodyLimit: opts.bodyLimitBytes ?? 5 * 1024 * 1024,
+    // Strict validation: unknown fields are rejected (never stripped) and types are never coerced.
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false },
+    },
+    schemaErrorFormatter: formatValidation,
+    requestIdHeader: false,
+    // Per-request access logs cost throughput on the scoring path; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  // A JSON API: other content types are 415 rather than strings that fail validation.
+  app.removeContentTypeParser('text/plain')
+
+  const version = opts.version ?? '1.0.0'
+  const deps = {
+    store: opts.store,
+    clock: opts.clock,
+    hasher: opts.hasher,
+    version,
+    healthSources: opts.healthSources ?? (() => []),
+  }
+
+  // Every /v1 route needs a key unless it says otherwise. The table of routes feeds the security tests.
+  const routes: RegisteredRoute[] = []
+  app.decorate('routeTable', routes)
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/v1/')) return
+    route.config = { auth: 'key', ...route.config }
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') routes.push({ method, url: route.url, auth: route.config.auth ?? 'key' })
+    }
+  })
+  registerErrorHandling(app)
+  registerGuard(app, {
+    store: opts.store,
+    clock: opts.clock,
+    limiter: new RateLimiter(),
+    keylessRateLimit: opts.keylessRateLimit ?? 300,
+  })
+  await registerOpenApi(app, version)
+
+  registerHealthRoutes(app, deps)
+  registerIpRoutes(app)
+  registerOpenApiRoute(app)
+  registerConfigRoutes(app, deps)
+  registerListRoutes(app, deps)
+
+  await app.ready()
+  return app
+}

@@ -1,0 +1,118 @@
+import { parseArgs } from 'node:util'
+import { loadSettings } from '../config/settings.js'
+import { createTenant, issueKey, revokeKey, rotateKey, TenantAdminError } from '../services/tenants.js'
+import { openStore, type Store } from '../store/index.js'
+import { systemClock } from '../util/clock.js'
+
+export const USAGE = `usage: verdict <command>
+
+  tenants create --name NAME [--share-network] [--rate-limit N] [--monthly-quota N]
+  tenants list
+  tenants delete TENANT_ID
+  keys create --tenant TENANT_ID
+  keys rotate KEY_ID
+  keys revoke KEY_ID
+
+Every command uses DATABASE_URL (default ./data/verdict.db) and prints JSON on stdout.`
+
+class UsageError extends Error {}
+
+function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer`)
+  return n
+}
+
+function one(positionals: string[], what: string): string {
+  const [value, ...rest] = positionals
+  if (!value || rest.length > 0) throw new UsageError(`expected exactly one ${what}`)
+  return value
+}
+
+type Out = (value: unknown) => void
+
+async function tenants(store: Store, sub: string | undefined, args: string[], out: Out): Promise<void> {
+  const clock = systemClock
+  if (sub === 'create') {
+    const { values } = parseArgs({
+      args,
+      options: {
+        name: { type: 'string' },
+        'share-network': { type: 'boolean', default: false },
+        'rate-limit': { type: 'string' },
+        'monthly-quota': { type: 'string' },
+      },
+      strict: true,
+    })
+    if (!values.name) throw new UsageError('--name is required')
+    const rateLimit = positiveInt(values['rate-limit'], '--rate-limit')
+    const monthlyQuota = positiveInt(values['monthly-quota'], '--monthly-quota')
+    const created = await createTenant(store, clock, {
+      name: values.name,
+      shareNetwork: values['share-network'] ?? false,
+      ...(rateLimit ? { rateLimit } : {}),
+      ...(monthlyQuota ? { monthlyQuota } : {}),
+    })
+    out({ tenantId: created.tenantId, apiKey: created.apiKey })
+  } else if (sub === 'list') {
+    parseArgs({ args, options: {}, strict: true })
+    out({ tenants: await store.tenants.list() })
+  } else if (sub === 'delete') {
+    const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true })
+    const id = one(positionals, 'TENANT_ID')
+    if (!(await store.tenants.delete(id))) throw new TenantAdminError(`tenant ${id} not found`)
+    out({ deleted: id })
+  } else {
+    throw new UsageError(`unknown tenants command: ${sub ?? '(none)'}`)
+  }
+}
+
+async function keys(store: Store, sub: string | undefined, args: string[], out: Out): Promise<void> {
+  const clock = systemClock
+  if (sub === 'create') {
+    const { values } = parseArgs({ args, options: { tenant: { type: 'string' } }, strict: true })
+    if (!values.tenant) throw new UsageError('--tenant is required')
+    if (!(await store.tenants.get(values.tenant)))
+      throw new TenantAdminError(`tenant ${values.tenant} not found`)
+    out(await issueKey(store, clock, values.tenant))
+  } else if (sub === 'rotate' || sub === 'revoke') {
+    const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true })
+    const keyId = one(positionals, 'KEY_ID')
+    if (sub === 'rotate') out(await rotateKey(store, clock, keyId))
+    else {
+      await revokeKey(store, clock, keyId)
+      out({ keyId, revoked: true })
+    }
+  } else {
+    throw new UsageError(`unknown keys command: ${sub ?? '(none)'}`)
+  }
+}
+
+/** Runs one CLI command; returns the process exit code. */
+export async function main(
+  argv: string[],
+  io = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
+  const [group, sub, ...rest] = argv
+  const out: Out = (value) => io.stdout.write(`${JSON.stringify(value)}\n`)
+  if (!group || group === 'help' || group === '--help' || group === '-h') {
+    io.stderr.write(`${USAGE}\n`)
+    return group ? 0 : 2
+  }
+  let store: Store | undefined
+  try {
+    if (group !== 'tenants' && group !== 'keys') throw new UsageError(`unknown command: ${group}`)
+    store = await openStore(loadSettings().storage)
+    if (group === 'tenants') await tenants(store, sub, rest, out)
+    else await keys(store, sub, rest, out)
+    return 0
+  } catch (err) {
+    const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    io.stderr.write(`${JSON.stringify({ error: (err as Error).message })}\n`)
+    if (usage) io.stderr.write(`${USAGE}\n`)
+    return usage ? 2 : 1
+  } finally {
+    await store?.close()
+  }
+}

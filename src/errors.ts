@@ -1,0 +1,30 @@
+/** The closed list of errors the API answers with. Every error body is `{ "error": message }`. */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  quota_exceeded: 429,
+  internal: 500,
+  unavailable: 503,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+
+export class ApiError extends Error {
+  readonly status: number
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message)
+    this.status = ERROR_STATUS[code]
+  }
+}
+
+export const badRequest = (message: string) => new ApiError('bad_request', message)
+export const notFound = (message: string) => new ApiError('not_found', message)

@@ -1,0 +1,16 @@
+import type { RegisteredRoute } from './routes/types.js'
+import type { AuthContext } from './services/auth.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the guard when a valid API key was sent. */
+    auth: AuthContext | null
+  }
+  interface FastifyInstance {
+    /** Every /v1 route with its auth mode, collected through onRoute. */
+    routeTable: RegisteredRoute[]
+  }
+  interface FastifyContextConfig {
+    auth?: 'key' | 'optional' | 'none'
+  }
+}

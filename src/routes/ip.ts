@@ -1,0 +1,25 @@
+import { Type } from '@fastify/type-provider-typebox'
+import { parseIp } from '../intel/ip/normalize.js'
+import { errors, NoQuery } from '../schemas/common.js'
+import type { App } from './types.js'
+
+export function registerIpRoutes(app: App): void {
+  app.get(
+    '/v1/ip',
+    {
+      config: { auth: 'optional' },
+      schema: {
+        summary: 'The public IP address the service sees for this request',
+        description: 'With TRUST_PROXY=true the address comes from X-Forwarded-For set by your proxy.',
+        tags: ['service'],
+        security: [],
+        querystring: NoQuery,
+        response: { 200: Type.Object({ ip: Type.String(), version: Type.Integer() }), ...errors(400, 429) },
+      },
+    },
+    async (request) => {
+      const parsed = parseIp(request.ip)
+      return { ip: parsed?.ip ?? request.ip, version: parsed?.version ?? 0 }
+    },
+  )
+}

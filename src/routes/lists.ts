@@ -1,0 +1,77 @@
+import { errors, NoQuery } from '../schemas/common.js'
+import {
+  BatchListsBody,
+  BatchListsResult,
+  ListEntryInput,
+  ListEntryView,
+  ListIdParams,
+  ListPage,
+  ListQuery,
+} from '../schemas/lists.js'
+import { addListEntries, addListEntry, listEntries, removeListEntry } from '../services/lists.js'
+import { digits } from '../util/query.js'
+import { type App, type RouteDeps, tenantCtx } from './types.js'
+
+export function registerListRoutes(app: App, deps: RouteDeps): void {
+  app.get(
+    '/v1/lists',
+    {
+      schema: {
+        summary: "The tenant's allow and block entries, newest first",
+        tags: ['lists'],
+        querystring: ListQuery,
+        response: { 200: ListPage, ...errors(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const limit = digits(request.query.limit, 'query.limit', { fallback: 500, min: 1, max: 1000 })
+      const offset = digits(request.query.offset, 'query.offset', { fallback: 0 })
+      return listEntries(tenantCtx(deps, request), limit, offset)
+    },
+  )
+
+  app.post(
+    '/v1/lists',
+    {
+      schema: {
+        summary: 'Add an allow or block entry (adding an existing entry returns it)',
+        tags: ['lists'],
+        querystring: NoQuery,
+        body: ListEntryInput,
+        response: { 200: ListEntryView, ...errors(400, 401, 429) },
+      },
+    },
+    async (request) => addListEntry(tenantCtx(deps, request), request.body),
+  )
+
+  app.delete(
+    '/v1/lists/:id',
+    {
+      schema: {
+        summary: 'Remove a list entry',
+        tags: ['lists'],
+        params: ListIdParams,
+        querystring: NoQuery,
+        response: { 200: ListEntryView, ...errors(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const id = digits(request.params.id, 'params.id', { fallback: 0 })
+      return removeListEntry(tenantCtx(deps, request), id)
+    },
+  )
+
+  app.post(
+    '/v1/batch/lists',
+    {
+      schema: {
+        summary: 'Add up to 1000 list entries at once; one invalid row rejects the whole batch',
+        tags: ['lists', 'batch'],
+        querystring: NoQuery,
+        body: BatchListsBody,
+        response: { 200: BatchListsResult, ...errors(400, 401, 429) },
+      },
+    },
+    async (request) => ({ results: await addListEntries(tenantCtx(deps, request), request.body.rows) }),
+  )
+}

@@ -1,0 +1,46 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyRequest,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify'
+import { ApiError } from '../errors.js'
+import type { Deps, TenantCtx } from '../services/context.js'
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>
+
+export interface RegisteredRoute {
+  method: string
+  url: string
+  auth: 'key' | 'optional' | 'none'
+}
+
+export interface HealthSource {
+  name: string
+  kind: string
+  loaded: boolean
+  entries: number | null
+  dataDate: string | null
+  attribution: string | null
+}
+
+export interface RouteDeps extends Deps {
+  version: string
+  /** Reference data sources for /v1/health; filled in by the intelligence layer. */
+  healthSources: () => HealthSource[]
+}
+
+/** The tenant context of an authenticated request. */
+export function tenantCtx(deps: Deps, request: FastifyRequest): TenantCtx {
+  if (!request.auth) throw new ApiError('unauthorized', 'missing API key')
+  return { ...deps, tenant: request.auth.tenant }
+}

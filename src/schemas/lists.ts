@@ -1,0 +1,37 @@
+import { Type } from '@fastify/type-provider-typebox'
+import { Digits, StrEnum, Strict } from './common.js'
+
+export const ListEntryInput = Strict({
+  list: StrEnum(['allow', 'block'] as const, 'which list'),
+  type: StrEnum(['ip', 'email', 'device', 'user'] as const, 'what kind of entity'),
+  value: Type.String({
+    minLength: 1,
+    maxLength: 320,
+    description: 'the entity; email and ip are stored hashed',
+  }),
+})
+
+export const ListEntryView = Type.Object({
+  id: Type.String({ description: 'numeric id used by DELETE /v1/lists/{id}' }),
+  list: Type.String(),
+  type: Type.String(),
+  hint: Type.String({ description: 'masked form for email and ip; the value itself for device and user' }),
+  value: Type.Optional(Type.String()),
+  createdMs: Type.Integer(),
+})
+
+export const ListQuery = Strict({
+  limit: Type.Optional(Digits('page size, at most 1000 (default 500)')),
+  offset: Type.Optional(Digits('entries to skip (default 0)')),
+})
+
+export const ListPage = Type.Object({
+  entries: Type.Array(ListEntryView),
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+})
+
+export const BatchListsBody = Strict({ rows: Type.Array(ListEntryInput, { minItems: 1, maxItems: 1000 }) })
+export const BatchListsResult = Type.Object({ results: Type.Array(ListEntryView) })
+export const ListIdParams = Strict({ id: Digits('list entry id') })

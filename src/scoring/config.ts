@@ -1,0 +1,68 @@
+/** Default weights and thresholds, and how a tenant's overrides combine with them. */
+export const DEFAULT_WEIGHTS = {
+  datacenterIp: 45,
+  proxyVpn: 30,
+  deviceReuseLow: 15,
+  deviceReuseMed: 30,
+  deviceReuseHigh: 45,
+  ipVelocityMed: 25,
+  ipVelocityHigh: 40,
+  emailDisposable: 35,
+  emailNoMx: 25,
+  emailGibberish: 20,
+  emailPlusTag: 10,
+  geoMismatch: 20,
+  deviceVelocity: 25,
+} as const
+
+export const DEFAULT_THRESHOLDS = {
+  review: 40,
+  block: 70,
+  deviceReuseMed: 4,
+  deviceReuseHigh: 10,
+  ipVelocityMed: 5,
+  ipVelocityHigh: 10,
+  deviceVelocity: 20,
+} as const
+
+export type WeightKey = keyof typeof DEFAULT_WEIGHTS
+export type ThresholdKey = keyof typeof DEFAULT_THRESHOLDS
+export type Weights = Record<WeightKey, number>
+export type Thresholds = Record<ThresholdKey, number>
+
+export interface ScoringConfig {
+  weights: Weights
+  thresholds: Thresholds
+}
+
+export interface ConfigOverrides {
+  weights: Partial<Weights>
+  thresholds: Partial<Thresholds>
+}
+
+export const WEIGHT_KEYS = Object.keys(DEFAULT_WEIGHTS) as WeightKey[]
+export const THRESHOLD_KEYS = Object.keys(DEFAULT_THRESHOLDS) as ThresholdKey[]
+
+export function effectiveConfig(o: ConfigOverrides): ScoringConfig {
+  return {
+    weights: { ...DEFAULT_WEIGHTS, ...o.weights },
+    thresholds: { ...DEFAULT_THRESHOLDS, ...o.thresholds },
+  }
+}
+
+/** Pairs that must stay ordered for the verdict and the tiers to make sense: [lower, upper]. */
+const ORDERED: readonly [ThresholdKey, ThresholdKey][] = [
+  ['review', 'block'],
+  ['deviceReuseMed', 'deviceReuseHigh'],
+  ['ipVelocityMed', 'ipVelocityHigh'],
+]
+
+/** Returns a message for the first ordering the config breaks, or null when it is consistent. */
+export function configProblem(c: ScoringConfig): string | null {
+  for (const [lo, hi] of ORDERED) {
+    if (c.thresholds[lo] > c.thresholds[hi]) {
+      return `thresholds.${lo} (${c.thresholds[lo]}) must not exceed thresholds.${hi} (${c.thresholds[hi]})`
+    }
+  }
+  return null
+}

@@ -1,0 +1,46 @@
+import { buildApp } from './app.js'
+import { loadSettings } from './config/settings.js'
+import { bootstrapDefaultTenant } from './services/tenants.js'
+import { openStore } from './store/index.js'
+import { resolveSecret } from './store/secret.js'
+import { systemClock } from './util/clock.js'
+import { Hasher } from './util/secrets.js'
+import { packageVersion } from './version.js'
+
+async function main(): Promise<void> {
+  const settings = loadSettings()
+  const store = await openStore(settings.storage)
+  const secret = await resolveSecret(store, settings.storage, settings.secret)
+  const clock = systemClock
+  const app = await buildApp({
+    store,
+    clock,
+    hasher: new Hasher(secret),
+    version: packageVersion(),
+    trustProxy: settings.trustProxy,
+    bodyLimitBytes: settings.bodyLimitBytes,
+    keylessRateLimit: settings.keylessRateLimit,
+    logger: { level: settings.logLevel },
+  })
+  const created = await bootstrapDefaultTenant(store, clock)
+  if (created) {
+    app.log.info(
+      { tenant: created.tenantId, key_id: created.keyId, api_key: created.apiKey },
+      'first start: created tenant "default"; its api_key is shown only this once',
+    )
+  }
+  const shutdown = async (signal: string) => {
+    app.log.info({ signal }, 'shutting down')
+    await app.close()
+    await store.close()
+    process.exit(0)
+  }
+  process.once('SIGINT', () => void shutdown('SIGINT'))
+  process.once('SIGTERM', () => void shutdown('SIGTERM'))
+  await app.listen({ host: settings.host, port: settings.port })
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`verdict: failed to start: ${err instanceof Error ? err.message : String(err)}\n`)
+  process.exit(1)
+})

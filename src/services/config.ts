@@ -1,0 +1,39 @@
+import { badRequest } from '../errors.js'
+import {
+  type ConfigOverrides,
+  configProblem,
+  effectiveConfig,
+  type ScoringConfig,
+  type ThresholdKey,
+  type WeightKey,
+} from '../scoring/config.js'
+import type { TenantCtx } from './context.js'
+
+export interface ConfigView {
+  overrides: ConfigOverrides
+  effective: ScoringConfig
+}
+
+export async function getConfig(ctx: TenantCtx): Promise<ConfigView> {
+  const overrides = (await ctx.store.config.overrides(ctx.tenant.id)) as ConfigOverrides
+  return { overrides, effective: effectiveConfig(overrides) }
+}
+
+/** Applies only the keys sent; the whole change is refused (nothing written) if the result is inconsistent. */
+export async function updateConfig(
+  ctx: TenantCtx,
+  patch: { weights?: Partial<Record<WeightKey, number>>; thresholds?: Partial<Record<ThresholdKey, number>> },
+): Promise<ConfigView> {
+  const current = await getConfig(ctx)
+  const overrides: ConfigOverrides = {
+    weights: { ...current.overrides.weights, ...patch.weights },
+    thresholds: { ...current.overrides.thresholds, ...patch.thresholds },
+  }
+  const problem = configProblem(effectiveConfig(overrides))
+  if (problem) throw badRequest(problem)
+  await ctx.store.config.set(ctx.tenant.id, {
+    weights: { ...patch.weights } as Record<string, number>,
+    thresholds: { ...patch.thresholds } as Record<string, number>,
+  })
+  return { overrides, effective: effectiveConfig(overrides) }
+}

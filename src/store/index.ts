@@ -1,0 +1,52 @@
+import { ConfigStore } from './config.js'
+import type { Db } from './db.js'
+import { ListStore } from './lists.js'
+import { migrate } from './migrations.js'
+import { PostgresDb } from './postgres.js'
+import { SqliteDb } from './sqlite.js'
+import { TenantStore } from './tenants.js'
+import { UsageStore } from './usage.js'
+
+export type { Db, Sql } from './db.js'
+
+/** Every table of tenant data, behind one object; each repository scopes its queries by tenant. */
+export class Store {
+  readonly tenants: TenantStore
+  readonly config: ConfigStore
+  readonly lists: ListStore
+  readonly usage: UsageStore
+
+  constructor(readonly db: Db) {
+    this.tenants = new TenantStore(db)
+    this.config = new ConfigStore(db)
+    this.lists = new ListStore(db)
+    this.usage = new UsageStore(db)
+  }
+
+  close(): Promise<void> {
+    return this.db.close()
+  }
+}
+
+export type StorageTarget = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string }
+
+/** `postgres://…` selects PostgreSQL; `sqlite:PATH` or a bare path selects SQLite. */
+export function parseDatabaseUrl(url: string | undefined): StorageTarget {
+  const value = url?.trim() || './data/verdict.db'
+  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value }
+  return { kind: 'sqlite', file: value.replace(/^sqlite:(\/\/)?/i, '') }
+}
+
+export async function openStore(target: StorageTarget, options: { pgSchema?: string } = {}): Promise<Store> {
+  const db: Db =
+    target.kind === 'postgres'
+      ? new PostgresDb(target.url, options.pgSchema ? { schema: options.pgSchema } : {})
+      : new SqliteDb(target.file)
+  try {
+    await migrate(db)
+  } catch (err) {
+    await db.close().catch(() => {})
+    throw err
+  }
+  return new Store(db)
+}

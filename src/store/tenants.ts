@@ -1,0 +1,155 @@
+import type { Db } from './db.js'
+
+export interface Tenant {
+  id: string
+  name: string
+  shareNetwork: boolean
+  rateLimit: number
+  monthlyQuota: number
+  createdMs: number
+}
+
+export interface ApiKeyRecord {
+  id: string
+  tenantId: string
+  prefix: string
+  createdMs: number
+  revokedMs: number | null
+}
+
+interface TenantRow {
+  id: string
+  name: string
+  share_network: number
+  rate_limit: number
+  monthly_quota: number
+  created_ms: number
+}
+
+interface KeyRow {
+  id: string
+  tenant_id: string
+  prefix: string
+  created_ms: number
+  revoked_ms: number | null
+}
+
+const toTenant = (r: TenantRow): Tenant => ({
+  id: r.id,
+  name: r.name,
+  shareNetwork: Number(r.share_network) === 1,
+  rateLimit: Number(r.rate_limit),
+  monthlyQuota: Number(r.monthly_quota),
+  createdMs: Number(r.created_ms),
+})
+
+const toKey = (r: KeyRow): ApiKeyRecord => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  prefix: r.prefix,
+  createdMs: Number(r.created_ms),
+  revokedMs: r.revoked_ms === null ? null : Number(r.revoked_ms),
+})
+
+const TENANT_COLS = 'id, name, share_network, rate_limit, monthly_quota, created_ms'
+
+export class TenantStore {
+  constructor(private readonly db: Db) {}
+
+  async create(t: Tenant): Promise<void> {
+    await this.db.run(`INSERT INTO tenants (${TENANT_COLS}) VALUES (?, ?, ?, ?, ?, ?)`, [
+      t.id,
+      t.name,
+      t.shareNetwork ? 1 : 0,
+      t.rateLimit,
+      t.monthlyQuota,
+      t.createdMs,
+    ])
+  }
+
+  async get(id: string): Promise<Tenant | undefined> {
+    const r = await this.db.get<TenantRow>(`SELECT ${TENANT_COLS} FROM tenants WHERE id = ?`, [id])
+    return r ? toTenant(r) : undefined
+  }
+
+  async list(): Promise<Tenant[]> {
+    return (await this.db.all<TenantRow>(`SELECT ${TENANT_COLS} FROM tenants ORDER BY created_ms, id`)).map(
+      toTenant,
+    )
+  }
+
+  async count(): Promise<number> {
+    const r = await this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM tenants')
+    return Number(r?.n ?? 0)
+  }
+
+  /** Deletes the tenant; every table of tenant data cascades from it. */
+  async delete(id: string): Promise<boolean> {
+    return (await this.db.run('DELETE FROM tenants WHERE id = ?', [id])) > 0
+  }
+
+  async addKey(key: ApiKeyRecord, keyHash: string): Promise<void> {
+    await this.db.run(
+      'INSERT INTO api_keys (id, tenant_id, key_hash, prefix, created_ms) VALUES (?, ?, ?, ?, ?)',
+      [key.id, key.tenantId, keyHash, key.prefix, key.createdMs],
+    )
+  }
+
+  async getKey(id: string): Promise<ApiKeyRecord | undefined> {
+    const r = await this.db.get<KeyRow>(
+      'SELECT id, tenant_id, prefix, created_ms, revoked_ms FROM api_keys WHERE id = ?',
+      [id],
+    )
+    return r ? toKey(r) : undefined
+  }
+
+  async listKeys(tenantId: string): Promise<ApiKeyRecord[]> {
+    const rows = await this.db.all<KeyRow>(
+      'SELECT id, tenant_id, prefix, created_ms, revoked_ms FROM api_keys WHERE tenant_id = ? ORDER BY created_ms, id',
+      [tenantId],
+    )
+    return rows.map(toKey)
+  }
+
+  async revokeKey(id: string, nowMs: number): Promise<boolean> {
+    return (
+      (await this.db.run('UPDATE api_keys SET revoked_ms = ? WHERE id = ? AND revoked_ms IS NULL', [
+        nowMs,
+        id,
+      ])) > 0
+    )
+  }
+
+  /** Finds the active key with this hash together with its tenant. */
+  async findByKeyHash(
+    keyHash: string,
+  ): Promise<{ keyId: string; keyHash: string; revokedMs: number | null; tenant: Tenant } | undefined> {
+    const r = await this.db.get<TenantRow & { key_id: string; key_hash: string; revoked_ms: number | null }>(
+      `SELECT k.id AS key_id, k.key_hash, k.revoked_ms, t.id, t.name, t.share_network, t.rate_limit,
+              t.monthly_quota, t.created_ms
+         FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+        WHERE k.key_hash = ?`,
+      [keyHash],
+    )
+    if (!r) return undefined
+    return {
+      keyId: r.key_id,
+      keyHash: r.key_hash,
+      revokedMs: r.revoked_ms === null ? null : Number(r.revoked_ms),
+      tenant: toTenant(r),
+    }
+  }
+
+  async getMeta(key: string): Promise<string | undefined> {
+    return (await this.db.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [key]))?.value
+  }
+
+  /** Stores a value unless one exists; returns the value that is stored afterwards. */
+  async putMetaOnce(key: string, value: string): Promise<string> {
+    await this.db.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', [
+      key,
+      value,
+    ])
+    return (await this.getMeta(key)) ?? value
+  }
+}

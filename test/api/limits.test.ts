@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { ApiError } from '../../src/errors.js'
+import type { TenantCtx } from '../../src/services/context.js'
+import { consumeQuota } from '../../src/services/quota.js'
+import { build, type Harness } from '../helpers/build.js'
+
+let h: Harness
+afterEach(async () => {
+  await h.close()
+})
+
+describe('rate limit per API key', () => {
+  it('sends RateLimit headers on every keyed response and 429 with Retry-After over the limit', async () => {
+    h = await build()
+    h.clock.set(Date.UTC(2026, 10, 22, 10, 0, 15))
+    const t = await h.tenant({ rateLimit: 3 })
+    for (let i = 0; i < 3; i++) {
+      const res = await h.app.inject({ url: '/v1/config', headers: t.headers })
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['ratelimit-limit']).toBe('3')
+      expect(res.headers['ratelimit-remaining']).toBe(String(2 - i))
+      expect(res.headers['ratelimit-reset']).toBe('45')
+    }
+    // Validation failures count and carry the headers too.
+    const bad = await h.app.inject({
+      method: 'PUT',
+      url: '/v1/config',
+      headers: t.headers,
+      payload: { x: 1 },
+    })
+    expect(bad.statusCode).toBe(429)
+    expect(bad.headers['retry-after']).toBe('45')
+    expect(bad.headers['ratelimit-remaining']).toBe('0')
+    expect(bad.json().error).toMatch(/rate limit/)
+    // Another tenant's key has its own budget.
+    const other = await h.tenant()
+    expect((await h.app.inject({ url: '/v1/config', headers: other.headers })).statusCode).toBe(200)
+    // The next window opens a fresh budget.
+    h.clock.advance(45_000)
+    const next = await h.app.inject({ url: '/v1/config', headers: t.headers })
+    expect(next.statusCode).toBe(200)
+    expect(next.headers['ratelimit-remaining']).toBe('2')
+  })
+
+  it('defaults to 240 requests per minute', async () => {
+    h = await build()
+    const t = await h.tenant()
+    let last = 0
+    for (let i = 0; i < 241; i++)
+      last = (await h.app.inject({ url: '/v1/lists', headers: t.headers })).statusCode
+    expect(last).toBe(429)
+  })
+
+  it('limits keyless callers per client IP', async () => {
+    h = await build({ keylessRateLimit: 2 })
+    const from = (ip: string) => h.app.inject({ url: '/v1/ip', remoteAddress: ip })
+    expect((await from('198.51.100.1')).statusCode).toBe(200)
+    expect((await from('198.51.100.1')).statusCode).toBe(200)
+    const over = await from('198.51.100.1')
+    expect(over.statusCode).toBe(429)
+    expect(over.headers['retry-after']).toBeDefined()
+    expect((await from('198.51.100.2')).statusCode).toBe(200)
+  })
+})
+
+describe('monthly quota', () => {
+  it('meters units atomically, refuses past the quota with 429, and resets next month', async () => {
+    h = await build()
+    h.clock.set(Date.UTC(2026, 10, 30, 23, 0, 0))
+    const t = await h.tenant({ monthlyQuota: 10 })
+    const tenant = (await h.store.tenants.get(t.tenantId))!
+    const ctx: TenantCtx = { store: h.store, clock: h.clock, hasher: h.hasher, tenant }
+    await consumeQuota(ctx, 7)
+    const err = await consumeQuota(ctx, 4).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ApiError)
+    expect((err as ApiError).status).toBe(429)
+    expect((err as ApiError).message).toMatch(/monthly quota of 10/)
+    expect((err as ApiError).headers['Retry-After']).toBe('3600')
+    await consumeQuota(ctx, 3)
+    await expect(consumeQuota(ctx, 1)).rejects.toThrow(/monthly quota/)
+    h.clock.advance(3600_000)
+    await consumeQuota(ctx, 10)
+    // The refused calls left nothing behind: November used exactly 10.
+    expect(await h.store.usage.used(t.tenantId, '2026-11')).toBe(10)
+    expect(await h.store.usage.used(t.tenantId, '2026-12')).toBe(10)
+  })
+
+  it('defaults to 10,000 units for a new tenant', async () => {
+    h = await build()
+    const t = await h.tenant()
+    expect((await h.store.tenants.get(t.tenantId))?.monthlyQuota).toBe(10_000)
+  })
+})

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { revokeKey, rotateKey } from '../../src/services/tenants.js'
+import { build, type Harness, type TestTenant } from '../helpers/build.js'
+
+/**
+ * The common security test. Every keyed route the app registers (collected through onRoute into
+ * app.routeTable) must have a case here, so a route added later without one fails the first test.
+ */
+interface SecurityCase {
+  /** A request body that would be accepted with the right key. */
+  payload?: unknown
+  /** The concrete URL when the route has path parameters. */
+  url?: string
+  /**
+   * Creates something as tenant A and returns the request tenant B makes to reach it; B must get 404
+   * (or, for routes without resource ids, see nothing of A's: checked by `invisible`).
+   */
+  foreign?: (h: Harness, a: TestTenant) => Promise<{ url?: string; payload?: unknown }>
+}
+
+const CASES: Record<string, SecurityCase> = {
+  'GET /v1/config': {},
+  'PUT /v1/config': { payload: { weights: { datacenterIp: 50 } } },
+  'GET /v1/lists': {},
+  'POST /v1/lists': { payload: { list: 'block', type: 'user', value: 'u-1' } },
+  'POST /v1/batch/lists': { payload: { rows: [{ list: 'block', type: 'user', value: 'u-1' }] } },
+  'DELETE /v1/lists/:id': {
+    url: '/v1/lists/1',
+    foreign: async (h, a) => {
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/v1/lists',
+        headers: a.headers,
+        payload: { list: 'block', type: 'user', value: 'victim' },
+      })
+      return { url: `/v1/lists/${res.json().id}` }
+    },
+  },
+}
+
+/** Routes callable without a key: they must never answer 401. */
+const KEYLESS = new Set(['GET /v1/health', 'GET /v1/ip', 'GET /v1/openapi.json'])
+
+let h: Harness
+let a: TestTenant
+let b: TestTenant
+
+beforeAll(async () => {
+  h = await build()
+  a = await h.tenant()
+  b = await h.tenant()
+})
+afterAll(async () => {
+  await h.close()
+})
+
+const keyedRoutes = () => h.app.routeTable.filter((r) => r.auth === 'key').map((r) => `${r.method} ${r.url}`)
+
+describe('security matrix', () => {
+  it('covers every keyed route, and only keyless routes skip the key', () => {
+    const keyed = keyedRoutes()
+    expect(keyed.length).toBeGreaterThan(0)
+    expect(keyed.filter((r) => !(r in CASES))).toEqual([])
+    const open = h.app.routeTable.filter((r) => r.auth !== 'key').map((r) => `${r.method} ${r.url}`)
+    expect(open.filter((r) => !KEYLESS.has(r) && !r.startsWith('POST /v1/check'))).toEqual([])
+  })
+
+  const request = (route: string, headers: Record<string, string>, c: SecurityCase) => {
+    const [method, path] = route.split(' ') as [string, string]
+    return h.app.inject({
+      method: method as 'GET',
+      url: c.url ?? path,
+      headers,
+      ...(c.payload !== undefined ? { payload: c.payload as object } : {}),
+    })
+  }
+
+  it('answers 401 {error} without a key, with a wrong key, a revoked key and a rotated key', async () => {
+    const revoked = await h.tenant()
+    await revokeKey(h.store, h.clock, revoked.keyId)
+    const rotated = await h.tenant()
+    const fresh = await rotateKey(h.store, h.clock, rotated.keyId)
+    const variants: [string, Record<string, string>][] = [
+      ['no key', {}],
+      ['wrong key', { 'x-api-key': 'vk_wrongwrongwrongwrongwrongwrongwrongwrong' }],
+      ['wrong bearer', { authorization: 'Bearer vk_nope' }],
+      ['revoked key', revoked.headers],
+      ['rotated key', rotated.headers],
+    ]
+    for (const route of keyedRoutes()) {
+      for (const [label, headers] of variants) {
+        const res = await request(route, headers, CASES[route]!)
+        expect(res.statusCode, `${route} with ${label}`).toBe(401)
+        expect(Object.keys(res.json()), `${route} with ${label}`).toEqual(['error'])
+      }
+      // The key that replaced the rotated one works.
+      const ok = await request(route, { authorization: `Bearer ${fresh.apiKey}` }, CASES[route]!)
+      expect(ok.statusCode, `${route} with the new key`).not.toBe(401)
+    }
+  })
+
+  it("answers 404 when one tenant reaches for another tenant's resource", async () => {
+    for (const route of keyedRoutes()) {
+      const c = CASES[route]!
+      if (!c.foreign) continue
+      const target = await c.foreign(h, a)
+      const res = await request(route, b.headers, { ...c, ...target })
+      expect(res.statusCode, route).toBe(404)
+      expect(res.json().error).toBeTypeOf('string')
+    }
+  })
+
+  it('never answers 401 on keyless routes, even with a wrong key', async () => {
+    for (const route of KEYLESS) {
+      const [method, url] = route.split(' ') as [string, string]
+      const res = await h.app.inject({ method: method as 'GET', url, headers: { 'x-api-key': 'wrong' } })
+      expect(res.statusCode, route).toBe(200)
+    }
+  })
+})

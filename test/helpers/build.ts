@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type AppOptions, buildApp } from '../../src/app.js'
+import type { App } from '../../src/routes/types.js'
+import { createTenant, type NewTenant } from '../../src/services/tenants.js'
+import { openStore, type Store } from '../../src/store/index.js'
+import { ManualClock } from '../../src/util/clock.js'
+import { Hasher } from '../../src/util/secrets.js'
+import { createSchema, PG_URL } from './pg.js'
+
+export type Engine = 'sqlite' | 'postgres'
+
+export interface TestTenant {
+  tenantId: string
+  apiKey: string
+  keyId: string
+  headers: { 'x-api-key': string }
+}
+
+export interface Harness {
+  app: App
+  store: Store
+  clock: ManualClock
+  hasher: Hasher
+  /** Directory holding the SQLite files (sqlite engine only). */
+  dir: string
+  tenant(input?: Partial<NewTenant>): Promise<TestTenant>
+  close(): Promise<void>
+}
+
+/** A fresh store (SQLite file in a temp dir, or a fresh PostgreSQL schema) and app. */
+export async function openTestStore(engine: Engine = 'sqlite') {
+  const dir = mkdtempSync(join(tmpdir(), 'verdict-test-'))
+  if (engine === 'postgres') {
+    const { schema, drop } = await createSchema()
+    const store = await openStore({ kind: 'postgres', url: PG_URL }, { pgSchema: schema })
+    return {
+      store,
+      dir,
+      cleanup: async () => {
+        await store.close()
+        await drop()
+        rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  }
+  const store = await openStore({ kind: 'sqlite', file: join(dir, 'verdict.db') })
+  return {
+    store,
+    dir,
+    cleanup: async () => {
+      await store.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+export async function build(
+  options: { engine?: Engine } & Partial<Omit<AppOptions, 'store' | 'clock' | 'hasher'>> = {},
+): Promise<Harness> {
+  const { engine, ...appOptions } = options
+  const { store, dir, cleanup } = await openTestStore(engine)
+  const clock = new ManualClock()
+  const hasher = new Hasher('test-secret-for-hashes')
+  const app = await buildApp({ store, clock, hasher, ...appOptions })
+  let n = 0
+  return {
+    app,
+    store,
+    clock,
+    hasher,
+    dir,
+    async tenant(input = {}) {
+      const t = await createTenant(store, clock, { name: `tenant-${++n}`, ...input })
+      return { tenantId: t.tenantId, apiKey: t.apiKey, keyId: t.keyId, headers: { 'x-api-key': t.apiKey } }
+    },
+    async close() {
+      await app.close()
+      await cleanup()
+    },
+  }
+}

@@ -1,0 +1,58 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'verdict.mjs'), ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }
+}
+
+export interface RunningServer {
+  url: string
+  logs: () => string
+  stop: () => Promise<void>
+}
+
+/** Starts the compiled server on a free port and waits for its "listening" log line. */
+export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'dist', 'src', 'server.js')], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let logs = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), 30_000)
+    const onData = (chunk: Buffer) => {
+      logs += chunk.toString()
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(logs)
+      if (m?.[1]) {
+        clearTimeout(timer)
+        resolve(m[1])
+      }
+    }
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', onData)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`server exited with ${code}:\n${logs}`))
+    })
+  })
+  return {
+    url,
+    logs: () => logs,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.removeAllListeners('exit')
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}
