@@ -1,0 +1,145 @@
+import { BlockList, connect, isIP } from 'node:net'
+
+export type RcptOutcome = 'accepted' | 'rejected' | 'unknown'
+
+export interface RcptProbeResult {
+  outcome: RcptOutcome
+  /** Reply code to RCPT TO, when the dialogue got that far. */
+  code: number | null
+  /** Short machine-readable why, e.g. `rcpt_250`, `timeout`, `banner_554`, `connect_error`. */
+  reason: string
+}
+
+export interface RcptProbeOptions {
+  address: string
+  port: number
+  timeoutMs: number
+  heloName: string
+  recipient: string
+}
+
+const MAX_REPLY_BYTES = 64 * 1024
+// Mailbox-level refusals: the server says this recipient does not exist. Other 5xx codes (554 policy
+// blocks, 530 authentication required, …) say nothing about the recipient, so they stay unknown.
+const MAILBOX_REFUSED = new Set([550, 551, 553])
+
+/**
+ * Asks one SMTP server whether it would take mail for `recipient`, without sending any: banner, EHLO
+ * (HELO if EHLO is refused), MAIL FROM:<>, RCPT TO, then QUIT. The whole dialogue is bounded by timeoutMs.
+ */
+export function probeRecipient(opts: RcptProbeOptions): Promise<RcptProbeResult> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: opts.address, port: opts.port })
+    socket.setEncoding('latin1')
+    let stage: 'banner' | 'ehlo' | 'helo' | 'mail' | 'rcpt' | 'quit' = 'banner'
+    let buffer = ''
+    let result: RcptProbeResult | null = null
+    let done = false
+
+    const finish = (r: RcptProbeResult): void => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      socket.destroy()
+      resolve(r)
+    }
+    const unknown = (reason: string): RcptProbeResult => ({ outcome: 'unknown', code: null, reason })
+    const timer = setTimeout(() => finish(result ?? unknown('timeout')), opts.timeoutMs)
+    const send = (line: string): void => {
+      socket.write(`${line}\r\n`)
+    }
+    const quit = (r: RcptProbeResult): void => {
+      // Say goodbye properly, then wait for the 221 (or the close) before reporting.
+      result = r
+      stage = 'quit'
+      send('QUIT')
+    }
+
+    const onReply = (code: number): void => {
+      switch (stage) {
+        case 'banner':
+          if (code !== 220) return quit(unknown(`banner_${code}`))
+          stage = 'ehlo'
+          return send(`EHLO ${opts.heloName}`)
+        case 'ehlo':
+        case 'helo':
+          if (code === 250) {
+            stage = 'mail'
+            return send('MAIL FROM:<>')
+          }
+          if (stage === 'ehlo' && code >= 500) {
+            stage = 'helo'
+            return send(`HELO ${opts.heloName}`)
+          }
+          return quit(unknown(`${stage}_${code}`))
+        case 'mail':
+          if (code !== 250) return quit(unknown(`mail_${code}`))
+          stage = 'rcpt'
+          return send(`RCPT TO:<${opts.recipient}>`)
+        case 'rcpt': {
+          const outcome: RcptOutcome =
+            code === 250 || code === 251 ? 'accepted' : MAILBOX_REFUSED.has(code) ? 'rejected' : 'unknown'
+          return quit({ outcome, code, reason: `rcpt_${code}` })
+        }
+        case 'quit':
+          return finish(result ?? unknown('quit'))
+      }
+    }
+
+    socket.on('data', (chunk: string) => {
+      buffer += chunk
+      if (buffer.length > MAX_REPLY_BYTES) return finish(unknown('reply_too_long'))
+      for (;;) {
+        const eol = buffer.indexOf('\n')
+        if (eol < 0) return
+        const line = buffer.slice(0, eol).replace(/\r$/, '')
+        buffer = buffer.slice(eol + 1)
+        const m = /^(\d{3})([ -]|$)/.exec(line)
+        if (!m) return quit(unknown('protocol_error'))
+        // "250-..." lines continue a multi-line reply; only the last line ("250 ...") completes it.
+        if (m[2] === '-') continue
+        onReply(Number(m[1]))
+        if (done) return
+      }
+    })
+    socket.on('error', () =>
+      finish(result ?? unknown(stage === 'banner' ? 'connect_error' : 'network_error')),
+    )
+    socket.on('close', () => finish(result ?? unknown('closed')))
+  })
+}
+
+const PRIVATE = new BlockList()
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['224.0.0.0', 3],
+] as const) {
+  PRIVATE.addSubnet(net, prefix, 'ipv4')
+}
+for (const [net, prefix] of [
+  ['::', 127],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  PRIVATE.addSubnet(net, prefix, 'ipv6')
+}
+
+/**
+ * True for loopback, private, link-local, shared and multicast addresses. A domain's MX can point
+ * anywhere, so without this check a caller could make the probe knock on internal hosts.
+ */
+export function isPrivateAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
+  const ip = mapped ? mapped[1]! : address
+  const family = isIP(ip)
+  if (family === 4) return PRIVATE.check(ip, 'ipv4')
+  if (family === 6) return PRIVATE.check(ip, 'ipv6')
+  return true
+}

@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CatchAllProber, catchAllProbeEnabledFromEnv } from '../../../src/intel/email/catch-all.js'
+import { MxResolver } from '../../../src/intel/email/mx.js'
+import { isPrivateAddress } from '../../../src/intel/email/smtp-probe.js'
+import { LoopbackDns } from './support/dns-server.js'
+import { LoopbackSmtp, type SmtpMode } from './support/smtp-server.js'
+
+const dns = new LoopbackDns({
+  'catchall.test': { MX: [{ preference: 10, exchange: 'mx.catchall.test' }] },
+  'mx.catchall.test': { A: ['127.0.0.1'] },
+  'strict.test': { MX: [{ preference: 10, exchange: 'mx.strict.test' }] },
+  'mx.strict.test': { A: ['127.0.0.1'] },
+  'addr-only.test': { A: ['127.0.0.1'] },
+  'nullmx.test': { MX: [{ preference: 0, exchange: '.' }] },
+})
+
+const servers = new Map<SmtpMode, LoopbackSmtp>()
+const modes: SmtpMode[] = ['accept-all', 'reject-unknown', 'greylist', 'silent', 'busy', 'no-ehlo']
+
+beforeAll(async () => {
+  await dns.start()
+  for (const m of modes) {
+    const s = new LoopbackSmtp(m, ['alice@strict.test'])
+    await s.start()
+    servers.set(m, s)
+  }
+})
+afterAll(async () => {
+  await dns.stop()
+  for (const s of servers.values()) await s.stop()
+})
+
+function prober(
+  mode: SmtpMode,
+  extra: { timeoutMs?: number; now?: () => number; allowPrivateHosts?: boolean } = {},
+) {
+  const mx = new MxResolver({ servers: [dns.server], timeoutMs: 500 })
+  return new CatchAllProber(mx, {
+    enabled: true,
+    port: servers.get(mode)!.port,
+    heloName: 'probe.verdict.test',
+    allowPrivateHosts: true,
+    timeoutMs: 2000,
+    ...extra,
+  })
+}
+
+describe('catch-all probe against loopback SMTP servers', () => {
+  it('is off by default: not probed, catchAll false, no connection', async () => {
+    const server = servers.get('accept-all')!
+    const before = server.connections
+    const off = new CatchAllProber(new MxResolver({ servers: [dns.server] }), { port: server.port })
+    expect(off.enabled).toBe(false)
+    expect(await off.check('catchall.test')).toEqual({
+      catchAll: false,
+      status: 'not_probed',
+      probed: false,
+      host: null,
+      code: null,
+      reason: 'probe_disabled',
+    })
+    expect(server.connections).toBe(before)
+  })
+
+  it('a server that accepts any recipient is catch-all; the dialogue is complete and polite', async () => {
+    const server = servers.get('accept-all')!
+    const start = server.commands.length
+    const r = await prober('accept-all').check('catchall.test')
+    expect(r).toEqual({
+      catchAll: true,
+      status: 'catch_all',
+      probed: true,
+      host: 'mx.catchall.test',
+      code: 250,
+      reason: 'rcpt_250',
+    })
+    const dialogue = server.commands.slice(start)
+    expect(dialogue[0]).toBe('EHLO probe.verdict.test')
+    expect(dialogue[1]).toBe('MAIL FROM:<>')
+    expect(dialogue[2]).toMatch(/^RCPT TO:<verdict-nx-[0-9a-f]{16}@catchall\.test>$/)
+    expect(dialogue[3]).toBe('QUIT')
+  })
+
+  it('a server that rejects unknown recipients is not catch-all', async () => {
+    const r = await prober('reject-unknown').check('strict.test')
+    expect(r).toMatchObject({ catchAll: false, status: 'rejects_unknown', code: 550 })
+  })
+
+  it('uses the domain itself when it has only an address record', async () => {
+    const r = await prober('accept-all').check('addr-only.test')
+    expect(r).toMatchObject({ status: 'catch_all', host: 'addr-only.test' })
+  })
+
+  it('falls back to HELO when EHLO is refused', async () => {
+    const server = servers.get('no-ehlo')!
+    const start = server.commands.length
+    expect(await prober('no-ehlo').check('catchall.test')).toMatchObject({ status: 'catch_all' })
+    expect(server.commands.slice(start, start + 2)).toEqual([
+      'EHLO probe.verdict.test',
+      'HELO probe.verdict.test',
+    ])
+  })
+
+  it('greylisting, a refusing banner and silence are unknown, never a verdict', async () => {
+    expect(await prober('greylist').check('catchall.test')).toMatchObject({
+      catchAll: false,
+      status: 'unknown',
+      code: 451,
+    })
+    expect(await prober('busy').check('catchall.test')).toMatchObject({
+      status: 'unknown',
+      reason: 'banner_554',
+    })
+    const silent = await prober('silent', { timeoutMs: 400 }).check('catchall.test')
+    expect(silent).toMatchObject({ catchAll: false, status: 'unknown', reason: 'timeout' })
+  })
+
+  it('a domain without mail service is unknown', async () => {
+    expect(await prober('accept-all').check('nullmx.test')).toMatchObject({
+      status: 'unknown',
+      reason: 'mx_none',
+    })
+  })
+
+  it('refuses to knock on private addresses unless allowed', async () => {
+    const server = servers.get('accept-all')!
+    const before = server.connections
+    const r = await prober('accept-all', { allowPrivateHosts: false }).check('catchall.test')
+    expect(r).toMatchObject({ status: 'unknown', reason: 'no_public_address' })
+    expect(server.connections).toBe(before)
+  })
+
+  it('caches per domain', async () => {
+    const server = servers.get('accept-all')!
+    let t = 1_000
+    const p = prober('accept-all', { now: () => t })
+    await p.check('catchall.test')
+    const after = server.connections
+    expect((await p.check('CATCHALL.test')).status).toBe('catch_all')
+    expect(server.connections).toBe(after)
+    t += 60 * 60_000 + 1
+    await p.check('catchall.test')
+    expect(server.connections).toBe(after + 1)
+  })
+})
+
+describe('switch and guards', () => {
+  it('reads VERDICT_SMTP_PROBE', () => {
+    expect(catchAllProbeEnabledFromEnv({})).toBe(false)
+    expect(catchAllProbeEnabledFromEnv({ VERDICT_SMTP_PROBE: '0' })).toBe(false)
+    expect(catchAllProbeEnabledFromEnv({ VERDICT_SMTP_PROBE: '1' })).toBe(true)
+    expect(catchAllProbeEnabledFromEnv({ VERDICT_SMTP_PROBE: 'true' })).toBe(true)
+  })
+
+  it('knows private and public addresses', () => {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '192.168.0.1',
+      '172.20.0.1',
+      '169.254.1.1',
+      '::1',
+      'fe80::1',
+      '::ffff:10.0.0.1',
+    ]) {
+      expect(isPrivateAddress(a), a).toBe(true)
+    }
+    for (const a of ['8.8.8.8', '203.0.113.5', '2001:db8::1', '2a00:1450:4001::1'])
+      expect(isPrivateAddress(a), a).toBe(false)
+  })
+})
