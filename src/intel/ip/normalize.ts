@@ -33,8 +33,12 @@ function v6Groups(text: string): number[] | null {
   const missing = 8 - head.length - rest.length
   if (halves.length === 1 && missing !== 0) return null
   if (halves.length === 2 && missing < 1) return null
-  const groups = [...head, ...Array<string>(Math.max(0, missing)).fill('0'), ...rest].map((g) => Number.parseInt(g, 16))
-  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null
+  const groups = [...head, ...Array<string>(Math.max(0, missing)).fill('0'), ...rest].map((g) =>
+    Number.parseInt(g, 16),
+  )
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff)
+    ? groups
+    : null
 }
 
 function compressV6(groups: number[]): string {
@@ -83,4 +87,15 @@ export function parseIp(input: string): ParsedIp | null {
   const net = compressV6([...groups.slice(0, 3), 0, 0, 0, 0, 0])
   const netHint = compressV6([...groups.slice(0, 3), 0, 0, 0, 0, 0]).replace(/::$/, '')
   return { ip: compressV6(groups), version: 6, prefix: `${net}/48`, hint: `${netHint}::x`, value }
+}
+
+/** Canonical text of a numeric address (the inverse of `parseIp(...).value`). */
+export function formatIp(value: bigint, version: IpVersion): string {
+  if (version === 4) {
+    const n = Number(value & 0xffffffffn)
+    return `${n >>> 24}.${(n >>> 16) & 0xff}.${(n >>> 8) & 0xff}.${n & 0xff}`
+  }
+  const groups: number[] = []
+  for (let shift = 112n; shift >= 0n; shift -= 16n) groups.push(Number((value >> shift) & 0xffffn))
+  return compressV6(groups)
 }
