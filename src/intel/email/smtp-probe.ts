@@ -55,47 +55,53 @@ export function probeRecipient(opts: RcptProbeOptions): Promise<RcptProbeResult>
       send('QUIT')
     }
 
+    // Advances the dialogue by one complete reply.
     const onReply = (code: number): void => {
-      switch (stage) {
-        case 'banner':
-          if (code !== 220) return quit(unknown(`banner_${code}`))
+      if (stage === 'banner') {
+        if (code !== 220) quit(unknown(`banner_${code}`))
+        else {
           stage = 'ehlo'
-          return send(`EHLO ${opts.heloName}`)
-        case 'ehlo':
-        case 'helo':
-          if (code === 250) {
-            stage = 'mail'
-            return send('MAIL FROM:<>')
-          }
-          if (stage === 'ehlo' && code >= 500) {
-            stage = 'helo'
-            return send(`HELO ${opts.heloName}`)
-          }
-          return quit(unknown(`${stage}_${code}`))
-        case 'mail':
-          if (code !== 250) return quit(unknown(`mail_${code}`))
-          stage = 'rcpt'
-          return send(`RCPT TO:<${opts.recipient}>`)
-        case 'rcpt': {
-          const outcome: RcptOutcome =
-            code === 250 || code === 251 ? 'accepted' : MAILBOX_REFUSED.has(code) ? 'rejected' : 'unknown'
-          return quit({ outcome, code, reason: `rcpt_${code}` })
+          send(`EHLO ${opts.heloName}`)
         }
-        case 'quit':
-          return finish(result ?? unknown('quit'))
+      } else if (stage === 'ehlo' || stage === 'helo') {
+        if (code === 250) {
+          stage = 'mail'
+          send('MAIL FROM:<>')
+        } else if (stage === 'ehlo' && code >= 500) {
+          stage = 'helo'
+          send(`HELO ${opts.heloName}`)
+        } else quit(unknown(`${stage}_${code}`))
+      } else if (stage === 'mail') {
+        if (code !== 250) quit(unknown(`mail_${code}`))
+        else {
+          stage = 'rcpt'
+          send(`RCPT TO:<${opts.recipient}>`)
+        }
+      } else if (stage === 'rcpt') {
+        const outcome: RcptOutcome =
+          code === 250 || code === 251 ? 'accepted' : MAILBOX_REFUSED.has(code) ? 'rejected' : 'unknown'
+        quit({ outcome, code, reason: `rcpt_${code}` })
+      } else {
+        finish(result ?? unknown('quit'))
       }
     }
 
     socket.on('data', (chunk: string) => {
       buffer += chunk
-      if (buffer.length > MAX_REPLY_BYTES) return finish(unknown('reply_too_long'))
+      if (buffer.length > MAX_REPLY_BYTES) {
+        finish(unknown('reply_too_long'))
+        return
+      }
       for (;;) {
         const eol = buffer.indexOf('\n')
         if (eol < 0) return
         const line = buffer.slice(0, eol).replace(/\r$/, '')
         buffer = buffer.slice(eol + 1)
         const m = /^(\d{3})([ -]|$)/.exec(line)
-        if (!m) return quit(unknown('protocol_error'))
+        if (!m) {
+          quit(unknown('protocol_error'))
+          return
+        }
         // "250-..." lines continue a multi-line reply; only the last line ("250 ...") completes it.
         if (m[2] === '-') continue
         onReply(Number(m[1]))
