@@ -1,0 +1,157 @@
+import { type AliasTrick, canonicalizeEmail } from './canonical.js'
+import {
+  type CatchAllOptions,
+  CatchAllProber,
+  type CatchAllResult,
+  catchAllProbeEnabledFromEnv,
+} from './catch-all.js'
+import { type DisposableDomains, type DisposableListInfo, getDisposableDomains } from './disposable.js'
+import { freeProviderCount, isFreeProvider } from './free-providers.js'
+import { scoreMailbox } from './gibberish.js'
+import { GIBBERISH_MODEL } from './gibberish-model.js'
+import { dnsServersFromEnv, MxResolver, type MxResolverOptions, type MxResult } from './mx.js'
+import { parseEmail, type RejectReason } from './syntax.js'
+
+export type { AliasTrick, CanonicalEmail } from './canonical.js'
+export { canonicalizeEmail, hasPlusTag } from './canonical.js'
+export type { CatchAllResult, CatchAllStatus } from './catch-all.js'
+export type { DisposableListInfo, DisposableSource } from './disposable.js'
+export type { MxReason, MxResult, MxStatus } from './mx.js'
+export type { ParsedEmail, RejectReason } from './syntax.js'
+export { normalizeDomain, parseEmail } from './syntax.js'
+
+/** Everything that can be said about an address without the network. */
+export interface EmailAnalysis {
+  /** True when the address is unusable; rejectReason says why. */
+  malformed: boolean
+  rejectReason: RejectReason | null
+  /** Local part as written and normalised domain; null when they could not be parsed. */
+  local: string | null
+  domain: string | null
+  /** Identity key (aliases collapsed); null for a malformed address. */
+  canonical: string | null
+  isAliased: boolean
+  aliasTricks: AliasTrick[]
+  hasPlusTag: boolean
+  isDisposable: boolean
+  isFreeProvider: boolean
+  looksGibberish: boolean
+  /** 0..1, 0.5 on the decision threshold; 0 when the name was too short to judge. */
+  gibberishScore: number
+}
+
+/** Data behind the checks, for the health endpoint. */
+export interface EmailIntelSources {
+  disposable: DisposableListInfo
+  freeProviders: { count: number }
+  gibberishModel: {
+    threshold: number
+    heldOutFalsePositiveRate: number
+    heldOutFalseNegativeRate: number
+    trainedOn: readonly string[]
+  }
+  mx: { servers: string[] | null; timeoutMs: number; ttlMs: number }
+  catchAllProbe: { enabled: boolean }
+}
+
+/** What the rest of the service depends on; EmailIntel is the implementation. */
+export interface EmailIntelligence {
+  analyze(raw: string): EmailAnalysis
+  mx(domain: string): Promise<MxResult>
+  catchAll(domain: string): Promise<CatchAllResult>
+  sources(): EmailIntelSources
+}
+
+export interface EmailIntelOptions {
+  mx?: MxResolverOptions
+  catchAll?: CatchAllOptions
+  /** Where VERDICT_DNS_SERVERS and VERDICT_SMTP_PROBE are read from; process.env by default. */
+  env?: NodeJS.ProcessEnv
+  /** A prepared list (tests); by default the process-wide list loaded from the npm packages. */
+  disposable?: DisposableDomains
+}
+
+export class EmailIntel implements EmailIntelligence {
+  private readonly disposable: DisposableDomains
+  private readonly resolver: MxResolver
+  private readonly prober: CatchAllProber
+  private readonly mxSettings: EmailIntelSources['mx']
+
+  constructor(options: EmailIntelOptions = {}) {
+    const env = options.env ?? process.env
+    // Loaded here, once, so no request ever pays for reading 180k domains.
+    this.disposable = options.disposable ?? getDisposableDomains()
+    const mxOptions: MxResolverOptions = { servers: dnsServersFromEnv(env), ...options.mx }
+    this.resolver = new MxResolver(mxOptions)
+    this.prober = new CatchAllProber(this.resolver, {
+      enabled: catchAllProbeEnabledFromEnv(env),
+      ...options.catchAll,
+    })
+    this.mxSettings = {
+      servers: mxOptions.servers ?? null,
+      timeoutMs: mxOptions.timeoutMs ?? 1500,
+      ttlMs: mxOptions.ttlMs ?? 10 * 60_000,
+    }
+  }
+
+  analyze(raw: string): EmailAnalysis {
+    const parsed = parseEmail(raw)
+    const canonical = parsed.ok ? canonicalizeEmail(raw) : null
+    const domain = parsed.domain
+    const domainFlags = domain
+      ? { isDisposable: this.disposable.has(domain), isFreeProvider: isFreeProvider(domain) }
+      : { isDisposable: false, isFreeProvider: false }
+    if (!parsed.ok || !canonical) {
+      return {
+        malformed: true,
+        rejectReason: parsed.ok ? 'bad_characters' : parsed.reason,
+        local: parsed.local,
+        domain,
+        canonical: null,
+        isAliased: false,
+        aliasTricks: [],
+        hasPlusTag: false,
+        ...domainFlags,
+        looksGibberish: false,
+        gibberishScore: 0,
+      }
+    }
+    const gibberish = scoreMailbox(canonical.canonicalLocal)
+    return {
+      malformed: false,
+      rejectReason: null,
+      local: parsed.local,
+      domain: parsed.domain,
+      canonical: canonical.canonical,
+      isAliased: canonical.isAliased,
+      aliasTricks: canonical.aliasTricks,
+      hasPlusTag: canonical.aliasTricks.includes('plus_tag'),
+      ...domainFlags,
+      looksGibberish: gibberish.looksGibberish,
+      gibberishScore: gibberish.score,
+    }
+  }
+
+  mx(domain: string): Promise<MxResult> {
+    return this.resolver.check(domain)
+  }
+
+  catchAll(domain: string): Promise<CatchAllResult> {
+    return this.prober.check(domain)
+  }
+
+  sources(): EmailIntelSources {
+    return {
+      disposable: this.disposable.describe(),
+      freeProviders: { count: freeProviderCount() },
+      gibberishModel: {
+        threshold: GIBBERISH_MODEL.threshold,
+        heldOutFalsePositiveRate: GIBBERISH_MODEL.heldOut.falsePositiveRate,
+        heldOutFalseNegativeRate: GIBBERISH_MODEL.heldOut.falseNegativeRate,
+        trainedOn: GIBBERISH_MODEL.training.sources,
+      },
+      mx: { ...this.mxSettings, servers: this.mxSettings.servers ? [...this.mxSettings.servers] : null },
+      catchAllProbe: { enabled: this.prober.enabled },
+    }
+  }
+}

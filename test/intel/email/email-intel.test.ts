@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { EmailIntel, type EmailIntelligence } from '../../../src/intel/email/index.js'
+import { LoopbackDns } from './support/dns-server.js'
+
+const dns = new LoopbackDns({ 'example.test': { MX: [{ preference: 5, exchange: 'mx.example.test' }] } })
+beforeAll(() => dns.start())
+afterAll(() => dns.stop())
+
+describe('EmailIntel facade', () => {
+  const intel: EmailIntelligence = new EmailIntel({ env: {} })
+
+  it('analyses a plus-tagged gmail alias', () => {
+    expect(intel.analyze('J.Smith+promo@googlemail.com')).toEqual({
+      malformed: false,
+      rejectReason: null,
+      local: 'J.Smith+promo',
+      domain: 'googlemail.com',
+      canonical: 'jsmith@gmail.com',
+      isAliased: true,
+      aliasTricks: ['plus_tag', 'dot_trick', 'domain_alias'],
+      hasPlusTag: true,
+      isDisposable: false,
+      isFreeProvider: true,
+      looksGibberish: false,
+      gibberishScore: expect.any(Number),
+    })
+  })
+
+  it('flags a disposable, machine-made address', () => {
+    const a = intel.analyze('xkqzvbwpj@mailinator.com')
+    expect(a).toMatchObject({
+      malformed: false,
+      isDisposable: true,
+      isFreeProvider: false,
+      looksGibberish: true,
+    })
+    expect(a.gibberishScore).toBeGreaterThan(0.5)
+  })
+
+  it('reports a malformed address with its reason and keeps domain facts', () => {
+    const a = intel.analyze(`${'a'.repeat(70)}@yopmail.com`)
+    expect(a).toMatchObject({
+      malformed: true,
+      rejectReason: 'local_too_long',
+      canonical: null,
+      domain: 'yopmail.com',
+      isDisposable: true,
+      hasPlusTag: false,
+    })
+    expect(intel.analyze('nobody')).toMatchObject({
+      malformed: true,
+      rejectReason: 'missing_at',
+      domain: null,
+    })
+  })
+
+  it('reads VERDICT_DNS_SERVERS and VERDICT_SMTP_PROBE from the given env', async () => {
+    const configured = new EmailIntel({ env: { VERDICT_DNS_SERVERS: dns.server, VERDICT_SMTP_PROBE: '1' } })
+    expect(await configured.mx('example.test')).toMatchObject({ status: 'valid', mx: ['mx.example.test'] })
+    const s = configured.sources()
+    expect(s.mx.servers).toEqual([dns.server])
+    expect(s.catchAllProbe.enabled).toBe(true)
+  })
+
+  it('leaves the catch-all probe off by default', async () => {
+    expect(intel.sources().catchAllProbe.enabled).toBe(false)
+    expect(await intel.catchAll('example.test')).toMatchObject({
+      catchAll: false,
+      probed: false,
+      status: 'not_probed',
+    })
+  })
+
+  it('describes its data sources for the health endpoint', () => {
+    const s = intel.sources()
+    expect(s.disposable.count).toBeGreaterThanOrEqual(160_000)
+    expect(s.disposable.sources).toHaveLength(3)
+    expect(s.freeProviders.count).toBeGreaterThan(100)
+    expect(s.gibberishModel.trainedOn.length).toBe(2)
+    expect(s.mx).toMatchObject({ servers: null, timeoutMs: 1500, ttlMs: 600_000 })
+  })
+})
