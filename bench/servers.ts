@@ -17,7 +17,15 @@ async function echo(): Promise<void> {
   const app = Fastify()
   app.post(
     '/echo',
-    { schema: { body: { type: 'object', properties: { event: { type: 'string', maxLength: 64 } }, required: ['event'] } } },
+    {
+      schema: {
+        body: {
+          type: 'object',
+          properties: { event: { type: 'string', maxLength: 64 } },
+          required: ['event'],
+        },
+      },
+    },
     async (req) => req.body,
   )
   app.get('/echo', async () => ({ ok: true }))
@@ -30,7 +38,11 @@ async function verdict(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'verdict-bench-'))
   const store = await openStore({ kind: 'sqlite', file: join(dir, 'bench.db') })
   const app = await buildApp({ store, clock: systemClock, hasher: new Hasher('bench-secret') })
-  const t = await createTenant(store, systemClock, { name: 'bench', rateLimit: 1_000_000_000, monthlyQuota: 1_000_000_000 })
+  const t = await createTenant(store, systemClock, {
+    name: 'bench',
+    rateLimit: 1_000_000_000,
+    monthlyQuota: 1_000_000_000,
+  })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const addr = app.server.address()
   process.stdout.write(`READY ${typeof addr === 'object' && addr ? addr.port : 0} ${t.apiKey}\n`)

@@ -27,7 +27,9 @@ describe('verdict CLI and first start', () => {
       expect(apiKey).toMatch(/^vk_[A-Za-z0-9]{40}$/)
       const res = await fetch(`${server.url}/v1/config`, { headers: { 'x-api-key': apiKey } })
       expect(res.status).toBe(200)
-      expect(((await res.json()) as { effective: { thresholds: { block: number } } }).effective.thresholds.block).toBe(70)
+      expect(
+        ((await res.json()) as { effective: { thresholds: { block: number } } }).effective.thresholds.block,
+      ).toBe(70)
     } finally {
       await server.stop()
     }
