@@ -1,0 +1,216 @@
+import { resolve } from 'node:path'
+import { defaultFeedsDir, FEED_NAMES } from '../feeds/catalog.js'
+import { type LoadedFeeds, loadFeeds } from '../feeds/load.js'
+import { AsnTable } from './asn.js'
+import { classifyDatacenter } from './datacenter.js'
+import { GeoDb } from './geo.js'
+import { type IpVersion, parseIp } from './normalize.js'
+
+export interface IpIntelResult {
+  /** Canonical address (IPv4-mapped IPv6 becomes the IPv4 address). */
+  ip: string
+  version: IpVersion
+  /** /24 (IPv4) or /48 (IPv6) network, the only form of the address that may be stored. */
+  prefix: string
+  asn: number | null
+  /** Organisation holding the AS. */
+  org: string | null
+  /** Same as `org`: no free offline ISP database exists, the AS holder is the closest stand-in. */
+  isp: string | null
+  country: string | null
+  city: string | null
+  isDatacenter: boolean
+  datacenterProvider: string | null
+  isTor: boolean
+  isVpn: boolean
+  /** VPN operator, only when a loaded list names it; never inferred. */
+  vpnProvider: string | null
+  isProxy: boolean
+  isPrivacyRelay: boolean
+  /**
+   * Whether the list behind each signal is loaded. When false the matching `is*` flag is false only
+   * because nothing is known, not because the address was checked and found clean.
+   */
+  known: { tor: boolean; vpn: boolean; proxy: boolean; relay: boolean }
+}
+
+export interface IntelSource {
+  name: string
+  kind: 'package' | 'feed'
+  /** YYYY-MM-DD for packages (build date of the data); full ISO time of the fetch for feeds. */
+  dataDate: string | null
+  entries: number | null
+  licence: string | null
+  /** Text that must be shown where results are displayed, when the licence asks for it. */
+  attribution: string | null
+  attributionUrl: string | null
+  /** Where a feed's data came from (URL or imported file). */
+  source: string | null
+  loaded: boolean
+}
+
+export interface IpIntel {
+  /** Synchronous; null when `raw` is not an IP address. */
+  lookup(raw: string): IpIntelResult | null
+  /** Data sources with their dates, sizes, licences and load state (health endpoint, `feeds status`). */
+  sources(): IntelSource[]
+  /** Re-reads the stored feeds; the packaged ASN and geo data stay as loaded. */
+  reload(): Promise<void>
+  readonly feedsDir: string
+}
+
+export interface IpIntelOptions {
+  /** Directory of stored feeds; default `VERDICT_FEEDS_DIR` or `data/feeds`. */
+  feedsDir?: string
+  /** Load the DB-IP city databases (about 135 MB); default true. */
+  city?: boolean
+}
+
+const DBIP_ATTRIBUTION = 'IP geolocation by DB-IP'
+const DBIP_URL = 'https://db-ip.com'
+
+class LocalIpIntel implements IpIntel {
+  readonly feedsDir: string
+  private feeds: LoadedFeeds = {}
+
+  constructor(
+    private readonly asn: AsnTable,
+    private readonly geo: GeoDb,
+    feedsDir: string,
+  ) {
+    this.feedsDir = feedsDir
+  }
+
+  private known = { tor: false, vpn: false, proxy: false, relay: false }
+
+  async reload(): Promise<void> {
+    // Built completely before the swap, so lookups never see a half-loaded set.
+    const f = await loadFeeds(this.feedsDir)
+    this.feeds = f
+    this.known = {
+      tor: f.tor !== undefined,
+      vpn: f.vpn !== undefined || f['vpn-asn'] !== undefined,
+      proxy: f.proxy !== undefined || f['proxy-asn'] !== undefined,
+      relay: f.relay !== undefined,
+    }
+  }
+
+  lookup(raw: string): IpIntelResult | null {
+    const ip = parseIp(raw)
+    if (!ip) return null
+    const f = this.feeds
+    const as = this.asn.lookup(ip)
+    const asn = as?.asn ?? null
+    const org = as?.org ?? null
+    const { country, city } = this.geo.lookup(ip)
+
+    const isPrivacyRelay = f.relay?.ranges?.has(ip) ?? false
+    const isTor = f.tor?.ranges?.has(ip) ?? false
+    const vpnRange = f.vpn?.ranges?.match(ip)
+    const vpnAsn = asn === null ? undefined : f['vpn-asn']?.asns?.get(asn)
+    const proxyHit =
+      (f.proxy?.ranges?.has(ip) ?? false) || (asn !== null && (f['proxy-asn']?.asns?.has(asn) ?? false))
+    const dc = classifyDatacenter({ asn, org, feed: f.datacenter?.ranges?.match(ip) })
+
+    const known = this.known
+    // A relay egress is shared by ordinary users of the platform: it is reported only as a relay,
+    // even though relay operators' networks also look like hosting or appear on VPN lists.
+    const isVpn = !isPrivacyRelay && (vpnRange !== undefined || vpnAsn !== undefined)
+    // One object literal with a fixed shape (no spreads): this runs on every request.
+    return {
+      ip: ip.ip,
+      version: ip.version,
+      prefix: ip.prefix,
+      asn,
+      org,
+      isp: org,
+      country,
+      city,
+      isDatacenter: !isPrivacyRelay && dc.isDatacenter,
+      datacenterProvider: isPrivacyRelay ? null : dc.provider,
+      isTor,
+      isVpn,
+      vpnProvider: isVpn ? (vpnRange ?? vpnAsn ?? null) : null,
+      isProxy: !isPrivacyRelay && proxyHit,
+      isPrivacyRelay,
+      known: { tor: known.tor, vpn: known.vpn, proxy: known.proxy, relay: known.relay },
+    }
+  }
+
+  sources(): IntelSource[] {
+    const pkg = (s: Omit<IntelSource, 'kind' | 'source'>): IntelSource => ({
+      ...s,
+      kind: 'package',
+      source: null,
+    })
+    const out: IntelSource[] = [
+      pkg({
+        name: 'asn',
+        dataDate: this.asn.dataDate,
+        entries: this.asn.v4Rows + this.asn.v6Rows,
+        licence: 'CC BY 4.0',
+        attribution: `AS data from RouteViews, NRO and DB-IP; ${DBIP_ATTRIBUTION}`,
+        attributionUrl: DBIP_URL,
+        loaded: true,
+      }),
+      pkg({
+        name: 'geo-country',
+        dataDate: this.geo.countryDate,
+        entries: null,
+        licence: 'CC0-1.0',
+        attribution: 'Country data from ip-location-db (RIR registry data, NRO)',
+        attributionUrl: 'https://github.com/sapics/ip-location-db',
+        loaded: true,
+      }),
+      pkg({
+        name: 'geo-city',
+        dataDate: this.geo.cityDate,
+        entries: null,
+        licence: 'CC BY 4.0',
+        attribution: DBIP_ATTRIBUTION,
+        attributionUrl: DBIP_URL,
+        loaded: this.geo.hasCity,
+      }),
+    ]
+    for (const name of FEED_NAMES) {
+      const feed = this.feeds[name]
+      out.push({
+        name,
+        kind: 'feed',
+        dataDate: feed?.meta ? new Date(feed.meta.fetchedAt).toISOString() : null,
+        entries: feed?.entries ?? 0,
+        // Feeds come from wherever the operator points them; their terms are those of that source.
+        licence: null,
+        attribution: null,
+        attributionUrl: null,
+        source: feed?.meta?.source ?? null,
+        loaded: feed !== undefined,
+      })
+    }
+    return out
+  }
+}
+
+/** Loads the ASN table, the geo databases and the stored feeds once. */
+export async function loadIpIntel(options: IpIntelOptions = {}): Promise<IpIntel> {
+  const intel = new LocalIpIntel(
+    new AsnTable(),
+    new GeoDb({ city: options.city ?? true }),
+    resolve(options.feedsDir ?? defaultFeedsDir()),
+  )
+  await intel.reload()
+  return intel
+}
+
+let shared: Promise<IpIntel> | null = null
+
+/** One process-wide instance with default options, loaded on first use. */
+export function sharedIpIntel(): Promise<IpIntel> {
+  if (!shared) {
+    shared = loadIpIntel()
+    shared.catch(() => {
+      shared = null
+    })
+  }
+  return shared
+}
