@@ -79,7 +79,11 @@ export function scoreMailbox(local: string): GibberishResult {
   const text = fold(local)
   const tokens = text.split(/[^a-z0-9]+/).filter(Boolean)
   const mixed = tokens.some((t) => (t.length >= 6 && switches(t) >= MAX_HUMAN_SWITCHES) || HEX_ID.test(t))
-  const runs = text.split(/[^a-z]+/).filter(Boolean)
+  // "xx…xx" framing is a common human decoration (xxdarkangelxx), not part of the name.
+  const runs = text
+    .split(/[^a-z]+/)
+    .map((r) => (r.length > 6 ? r.replace(/^xx+(?=[^x])|(?<=[^x])xx+$/g, '') : r))
+    .filter(Boolean)
   const letters = runs.reduce((n, r) => n + r.length, 0)
 
   if (mixed) return { looksGibberish: true, score: 0.95, basis: 'digit_mix' }

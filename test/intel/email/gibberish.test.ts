@@ -108,7 +108,16 @@ function generatedSample(count: number): string[] {
 
 describe('gibberish model', () => {
   it('keeps typical human names and flags typical machine names', () => {
-    for (const h of ['john.smith', 'maria_garcia87', 'thecoolcat', 'j.doe', 'jsmith', 'anna-lena', 'bob1']) {
+    for (const h of [
+      'john.smith',
+      'maria_garcia87',
+      'thecoolcat',
+      'j.doe',
+      'jsmith',
+      'anna-lena',
+      'bob1',
+      'xxdarkangelxx',
+    ]) {
       expect(looksGibberish(h), h).toBe(false)
     }
     for (const g of ['xkqzvbwp', 'a8f3k2j9', 'hjdfgkjhdf', 'qwzxkvbn', '3f9a0c2be1']) {
