@@ -1,0 +1,43 @@
+import { deviceIntegrity } from './checks/device-integrity.js'
+import { emailRisk } from './checks/email-risk.js'
+import { ipRisk } from './checks/ip-risk.js'
+import { listChecks } from './checks/lists.js'
+import { timezoneCheck } from './checks/timezone.js'
+import { velocity } from './checks/velocity.js'
+import type { CheckFamily, EngineInput, EngineResult, Verdict } from './types.js'
+
+/**
+ * Rule families in firing order. Later signal families (device reuse, session behaviour, the operator
+ * network) are added to this list; each is a pure function of the engine input.
+ */
+export const FAMILIES: readonly CheckFamily[] = [ipRisk, emailRisk, deviceIntegrity, timezoneCheck, velocity]
+
+export function verdictFor(score: number, thresholds: { review: number; block: number }): Verdict {
+  if (score >= thresholds.block) return 'block'
+  if (score >= thresholds.review) return 'review'
+  return 'allow'
+}
+
+const clamp = (n: number) => Math.min(100, Math.max(0, n))
+
+/**
+ * Scores one event. Deterministic and free of I/O. Tenant lists win over rules: a block entry gives
+ * 100/block with the other checks still listed; an allow entry (and no block entry) gives 0/allow with
+ * only the allowlist check.
+ */
+export function score(input: EngineInput, families: readonly CheckFamily[] = FAMILIES): EngineResult {
+  const blocked = listChecks(input.lists, 'block')
+  const allowed = listChecks(input.lists, 'allow')
+  if (allowed.length > 0 && blocked.length === 0) {
+    return { score: 0, verdict: 'allow', reasons: allowed.map((c) => c.reason), checks: allowed }
+  }
+  const checks = [...blocked, ...families.flatMap((f) => f(input))]
+  const total = clamp(checks.reduce((sum, c) => sum + c.weight, 0))
+  const s = blocked.length > 0 ? 100 : total
+  return {
+    score: s,
+    verdict: verdictFor(s, input.config.thresholds),
+    reasons: checks.map((c) => c.reason),
+    checks,
+  }
+}

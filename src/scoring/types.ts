@@ -1,0 +1,101 @@
+import type { ScoringConfig } from './config.js'
+
+export type Verdict = 'allow' | 'review' | 'block'
+export type EntityType = 'ip' | 'email' | 'device' | 'user'
+
+/** One fired rule. Evidence holds the raw numbers behind it, never a raw identifier. */
+export interface Check {
+  check: string
+  key: string
+  weight: number
+  reason: string
+  message: string
+  evidence: Record<string, string | number | boolean | null | string[]>
+}
+
+/** Client-reported device flags, exactly as the request carries them. */
+export interface DeviceFlags {
+  is_headless?: boolean
+  ua_consistent?: boolean
+  is_emulated?: boolean
+  is_noise_injected?: boolean
+  is_tampered?: boolean
+  is_context_mismatch?: boolean
+  is_engine_mismatch?: boolean
+  is_os_mismatch?: boolean
+  is_font_standardized?: boolean
+  antidetect_score?: number
+  antidetect_confidence?: 'low' | 'medium' | 'high'
+  is_emulator?: boolean
+  is_rooted?: boolean
+  is_cloned?: boolean
+  is_hooked?: boolean
+  is_sideloaded?: boolean
+  is_adb_enabled?: boolean
+  is_mock_location?: boolean
+  is_vpn_active?: boolean
+  is_debuggable?: boolean
+  is_auto_time_off?: boolean
+}
+
+/** What the reference data says about the event's IP. */
+export interface IpSignals {
+  asn: number | null
+  org: string | null
+  /** Country from offline geolocation. */
+  geoCountry: string | null
+  isDatacenter: boolean
+  datacenterProvider: string | null
+  isTor: boolean
+  isVpn: boolean
+  vpnProvider: string | null
+  isProxy: boolean
+  isPrivacyRelay: boolean
+}
+
+/** What the reference data and DNS say about the event's email. */
+export interface EmailSignals {
+  domain: string
+  isDisposable: boolean
+  looksGibberish: boolean
+  gibberishScore: number
+  hasPlusTag: boolean
+  /** `none` only on a definite DNS answer; `unknown` on timeouts and server failures. */
+  mx: 'valid' | 'none' | 'unknown'
+}
+
+/** Counts from the tenant's event history, each including the event being scored. */
+export interface HistorySignals {
+  /** Distinct user ids seen from this IP within the velocity window. */
+  ipAccounts: number | null
+}
+
+export interface ListMatch {
+  list: 'allow' | 'block'
+  type: EntityType
+}
+
+/** Everything the engine needs; gathered by the service layer, so the engine does no I/O. */
+export interface EngineInput {
+  config: ScoringConfig
+  lists: ListMatch[]
+  eventCountry: string | null
+  /** The caller-supplied IP country (e.g. from a CDN header). */
+  ipCountry: string | null
+  ip: IpSignals | null
+  email: EmailSignals | null
+  device: DeviceFlags | null
+  /** Browser time zone and the countries that use it (null when unknown or country-less, like UTC). */
+  timezone: { zone: string; countries: string[] | null } | null
+  history: HistorySignals
+}
+
+export interface EngineResult {
+  score: number
+  verdict: Verdict
+  reasons: string[]
+  checks: Check[]
+}
+
+/** A check family: a pure function from the input to the checks it fires, in firing order. */
+export type CheckFamily = (input: EngineInput) => Check[]

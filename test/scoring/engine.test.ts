@@ -1,0 +1,349 @@
+import { describe, expect, it } from 'vitest'
+import { effectiveConfig } from '../../src/scoring/config.js'
+import { score, verdictFor } from '../../src/scoring/engine.js'
+import { templateExplanation } from '../../src/scoring/explain.js'
+import type { EngineInput } from '../../src/scoring/types.js'
+import { input, residential } from './fixtures.js'
+
+const email = {
+  domain: 'example.com',
+  isDisposable: false,
+  looksGibberish: false,
+  gibberishScore: 0.1,
+  hasPlusTag: false,
+  mx: 'valid' as const,
+}
+
+interface Row {
+  name: string
+  input: Partial<EngineInput>
+  /** reason → weight expected; every other reason must be absent. */
+  fires: Record<string, number>
+}
+
+const ROWS: Row[] = [
+  { name: 'nothing known', input: {}, fires: {} },
+  { name: 'residential IP', input: { ip: residential }, fires: {} },
+  {
+    name: 'datacenter IP',
+    input: { ip: { ...residential, isDatacenter: true, datacenterProvider: 'Amazon Web Services' } },
+    fires: { datacenter_ip: 45 },
+  },
+  {
+    name: 'named VPN',
+    input: { ip: { ...residential, isVpn: true, vpnProvider: 'Mullvad' } },
+    fires: { vpn_ip: 30 },
+  },
+  { name: 'unnamed VPN is a proxy', input: { ip: { ...residential, isVpn: true } }, fires: { proxy_ip: 30 } },
+  { name: 'open proxy', input: { ip: { ...residential, isProxy: true } }, fires: { proxy_ip: 30 } },
+  { name: 'tor exit', input: { ip: { ...residential, isTor: true } }, fires: { proxy_ip: 30 } },
+  {
+    name: 'VPN and proxy: one code only',
+    input: { ip: { ...residential, isVpn: true, vpnProvider: 'NordVPN', isProxy: true } },
+    fires: { vpn_ip: 30 },
+  },
+  {
+    name: 'datacenter VPN: both codes',
+    input: { ip: { ...residential, isDatacenter: true, isVpn: true, vpnProvider: 'Mullvad' } },
+    fires: { datacenter_ip: 45, vpn_ip: 30 },
+  },
+  {
+    name: 'privacy relay wins over datacenter/proxy/vpn',
+    input: {
+      ip: {
+        ...residential,
+        isPrivacyRelay: true,
+        isDatacenter: true,
+        isProxy: true,
+        isVpn: true,
+        vpnProvider: 'x',
+      },
+    },
+    fires: { privacy_relay: 0 },
+  },
+  {
+    name: 'geo mismatch from geolocation',
+    input: { ip: residential, eventCountry: 'DE' },
+    fires: { geo_mismatch: 20 },
+  },
+  { name: 'geo match, case-insensitive', input: { ip: residential, eventCountry: 'us' }, fires: {} },
+  {
+    name: 'geo: header country beats geolocation',
+    input: { ip: residential, ipCountry: 'DE', eventCountry: 'DE' },
+    fires: {},
+  },
+  {
+    name: 'geo: header country without IP',
+    input: { ipCountry: 'FR', eventCountry: 'DE' },
+    fires: { geo_mismatch: 20 },
+  },
+  { name: 'geo: no expected country', input: { ip: residential }, fires: {} },
+  {
+    name: 'disposable email',
+    input: { email: { ...email, isDisposable: true } },
+    fires: { disposable_email: 35 },
+  },
+  { name: 'no MX (definite)', input: { email: { ...email, mx: 'none' } }, fires: { email_no_mx: 25 } },
+  { name: 'MX unknown never fires', input: { email: { ...email, mx: 'unknown' } }, fires: {} },
+  {
+    name: 'gibberish mailbox',
+    input: { email: { ...email, looksGibberish: true, gibberishScore: 0.9 } },
+    fires: { gibberish_email: 20 },
+  },
+  { name: 'plus tag', input: { email: { ...email, hasPlusTag: true } }, fires: { plus_addressing: 10 } },
+  { name: 'headless', input: { device: { is_headless: true } }, fires: { headless_browser: 45 } },
+  {
+    name: 'ua inconsistent',
+    input: { device: { ua_consistent: false } },
+    fires: { device_inconsistent: 25 },
+  },
+  { name: 'ua consistent', input: { device: { ua_consistent: true, is_headless: false } }, fires: {} },
+  { name: 'emulated', input: { device: { is_emulated: true } }, fires: { emulated_environment: 40 } },
+  {
+    name: 'mobile emulator is an emulated environment',
+    input: { device: { is_emulator: true } },
+    fires: { emulated_environment: 40 },
+  },
+  {
+    name: 'emulated + emulator: one check',
+    input: { device: { is_emulated: true, is_emulator: true } },
+    fires: { emulated_environment: 40 },
+  },
+  { name: 'noise', input: { device: { is_noise_injected: true } }, fires: { noise_injected: 45 } },
+  { name: 'tampered', input: { device: { is_tampered: true } }, fires: { device_tampered: 45 } },
+  { name: 'context', input: { device: { is_context_mismatch: true } }, fires: { context_mismatch: 45 } },
+  { name: 'engine', input: { device: { is_engine_mismatch: true } }, fires: { engine_ua_mismatch: 40 } },
+  { name: 'os', input: { device: { is_os_mismatch: true } }, fires: { os_mismatch: 45 } },
+  {
+    name: 'font standardisation is informational only',
+    input: { device: { is_font_standardized: true } },
+    fires: {},
+  },
+  {
+    name: 'antidetect high',
+    input: { device: { antidetect_score: 80, antidetect_confidence: 'high' } },
+    fires: { antidetect_browser: 40 },
+  },
+  {
+    name: 'antidetect medium',
+    input: { device: { antidetect_score: 50, antidetect_confidence: 'medium' } },
+    fires: { antidetect_browser: 25 },
+  },
+  {
+    name: 'antidetect low confidence',
+    input: { device: { antidetect_score: 100, antidetect_confidence: 'low' } },
+    fires: {},
+  },
+  {
+    name: 'antidetect below 50',
+    input: { device: { antidetect_score: 49, antidetect_confidence: 'high' } },
+    fires: {},
+  },
+  { name: 'hooked', input: { device: { is_hooked: true } }, fires: { app_tampered: 40 } },
+  { name: 'cloned', input: { device: { is_cloned: true } }, fires: { app_tampered: 40 } },
+  { name: 'rooted', input: { device: { is_rooted: true } }, fires: { rooted_device: 20 } },
+  { name: 'sideloaded', input: { device: { is_sideloaded: true } }, fires: { sideloaded_app: 15 } },
+  { name: 'mock location', input: { device: { is_mock_location: true } }, fires: { mock_location: 30 } },
+  { name: 'adb', input: { device: { is_adb_enabled: true } }, fires: { debug_environment: 10 } },
+  { name: 'debuggable', input: { device: { is_debuggable: true } }, fires: { debug_environment: 10 } },
+  { name: 'auto time off', input: { device: { is_auto_time_off: true } }, fires: { auto_time_off: 5 } },
+  {
+    name: 'client VPN flag',
+    input: { ip: residential, device: { is_vpn_active: true } },
+    fires: { vpn_active: 15 },
+  },
+  {
+    name: 'client VPN flag already seen by network',
+    input: {
+      ip: { ...residential, isVpn: true, vpnProvider: 'Proton VPN' },
+      device: { is_vpn_active: true },
+    },
+    fires: { vpn_ip: 30 },
+  },
+  {
+    name: 'client VPN flag on a relay',
+    input: { ip: { ...residential, isPrivacyRelay: true }, device: { is_vpn_active: true } },
+    fires: { privacy_relay: 0 },
+  },
+  {
+    name: 'timezone mismatch',
+    input: { ip: residential, timezone: { zone: 'Europe/Berlin', countries: ['DE'] } },
+    fires: { timezone_mismatch: 35 },
+  },
+  {
+    name: 'timezone match',
+    input: { ip: residential, timezone: { zone: 'America/New_York', countries: ['US'] } },
+    fires: {},
+  },
+  {
+    name: 'timezone country-less (UTC)',
+    input: { ip: residential, timezone: { zone: 'UTC', countries: null } },
+    fires: {},
+  },
+  {
+    name: 'timezone with header country',
+    input: { ipCountry: 'DE', timezone: { zone: 'Europe/Berlin', countries: ['DE'] } },
+    fires: {},
+  },
+  { name: 'ip velocity below tier', input: { history: { ipAccounts: 4 } }, fires: {} },
+  { name: 'ip velocity medium at 5', input: { history: { ipAccounts: 5 } }, fires: { ip_velocity: 25 } },
+  { name: 'ip velocity medium at 9', input: { history: { ipAccounts: 9 } }, fires: { ip_velocity: 25 } },
+  { name: 'ip velocity high at 10', input: { history: { ipAccounts: 10 } }, fires: { ip_velocity: 40 } },
+]
+
+describe('engine reason codes', () => {
+  it.each(ROWS)('$name', (row) => {
+    const r = score(input(row.input))
+    const fired = Object.fromEntries(r.checks.map((c) => [c.reason, c.weight]))
+    expect(fired).toEqual(row.fires)
+    expect(r.reasons).toEqual(r.checks.map((c) => c.reason))
+    for (const c of r.checks) {
+      expect(c.message.length).toBeGreaterThan(10)
+      expect(c.evidence).toBeTypeOf('object')
+      expect(c.check).toMatch(/^[a-z][A-Za-z]+$/)
+    }
+  })
+
+  it('keeps every single integrity signal below the default block threshold', () => {
+    for (const row of ROWS.filter((r) => r.input.device)) {
+      expect(score(input(row.input)).score, row.name).toBeLessThan(70)
+    }
+  })
+})
+
+describe('score and verdict', () => {
+  it('sums weights and clamps to 100', () => {
+    const r = score(
+      input({
+        ip: { ...residential, isDatacenter: true, isTor: true },
+        email: { ...email, isDisposable: true, mx: 'none' },
+        device: { is_headless: true },
+      }),
+    )
+    expect(r.checks.reduce((s, c) => s + c.weight, 0)).toBe(45 + 30 + 35 + 25 + 45)
+    expect(r.score).toBe(100)
+    expect(r.verdict).toBe('block')
+  })
+
+  it.each([
+    [0, 'allow'],
+    [39, 'allow'],
+    [40, 'review'],
+    [69, 'review'],
+    [70, 'block'],
+    [100, 'block'],
+  ] as const)('score %i → %s at the default thresholds', (s, v) => {
+    expect(verdictFor(s, { review: 40, block: 70 })).toBe(v)
+  })
+
+  it('applies tenant weights, thresholds and velocity tiers', () => {
+    const config = effectiveConfig({
+      weights: { datacenterIp: 10, ipVelocityMed: 7, ipVelocityHigh: 9 },
+      thresholds: { review: 5, block: 50, ipVelocityMed: 2, ipVelocityHigh: 3 },
+    })
+    const dc = score(input({ config, ip: { ...residential, isDatacenter: true } }))
+    expect(dc.checks[0]?.weight).toBe(10)
+    expect(dc.verdict).toBe('review')
+    expect(score(input({ config, history: { ipAccounts: 1 } })).checks).toEqual([])
+    expect(score(input({ config, history: { ipAccounts: 2 } })).checks[0]).toMatchObject({
+      weight: 7,
+      key: 'ipVelocityMed',
+    })
+    expect(score(input({ config, history: { ipAccounts: 3 } })).checks[0]).toMatchObject({
+      weight: 9,
+      key: 'ipVelocityHigh',
+    })
+    const zero = effectiveConfig({ weights: { datacenterIp: 0 }, thresholds: {} })
+    expect(score(input({ config: zero, ip: { ...residential, isDatacenter: true } })).score).toBe(0)
+  })
+})
+
+describe('tenant lists', () => {
+  const risky = { ip: { ...residential, isDatacenter: true }, device: { is_headless: true } }
+
+  it('block entry: score 100, block, blocklisted check first with weight 100, other checks still listed', () => {
+    const r = score(input({ ...risky, lists: [{ list: 'block', type: 'email' }] }))
+    expect(r.score).toBe(100)
+    expect(r.verdict).toBe('block')
+    expect(r.reasons).toEqual(['blocklisted_email', 'datacenter_ip', 'headless_browser'])
+    expect(r.checks[0]).toMatchObject({ check: 'lists', weight: 100 })
+  })
+
+  it('block entry blocks even with tenant thresholds above 100-weight sums', () => {
+    const config = effectiveConfig({ weights: {}, thresholds: { review: 100, block: 100 } })
+    const r = score(input({ config, lists: [{ list: 'block', type: 'ip' }] }))
+    expect(r.verdict).toBe('block')
+  })
+
+  it('allow entry: score 0, allow, only the allowlist check', () => {
+    const r = score(input({ ...risky, lists: [{ list: 'allow', type: 'user' }] }))
+    expect(r).toMatchObject({ score: 0, verdict: 'allow', reasons: ['allowlisted_user'] })
+    expect(r.checks[0]?.weight).toBe(0)
+  })
+
+  it('block beats allow', () => {
+    const r = score(
+      input({
+        lists: [
+          { list: 'allow', type: 'user' },
+          { list: 'block', type: 'device' },
+        ],
+      }),
+    )
+    expect(r.verdict).toBe('block')
+    expect(r.reasons).toEqual(['blocklisted_device'])
+  })
+
+  it.each(['ip', 'email', 'device', 'user'] as const)('names the matched type: %s', (type) => {
+    expect(score(input({ lists: [{ list: 'block', type }] })).reasons).toEqual([`blocklisted_${type}`])
+    expect(score(input({ lists: [{ list: 'allow', type }] })).reasons).toEqual([`allowlisted_${type}`])
+  })
+})
+
+describe('templated explanation', () => {
+  it('puts the verdict first and the strongest reasons in weight order', () => {
+    const r = score(
+      input({
+        email: { ...email, hasPlusTag: true, isDisposable: true },
+        ip: { ...residential, isDatacenter: true, datacenterProvider: 'Hetzner Online' },
+      }),
+    )
+    const text = templateExplanation(r)
+    expect(
+      text.startsWith('Flagged for review with a risk score of 90.') ||
+        text.startsWith('Blocked with a risk score of 90.'),
+    ).toBe(true)
+    const dc = text.indexOf('hosting provider')
+    const disp = text.indexOf('disposable')
+    const plus = text.indexOf('+tag')
+    expect(dc).toBeGreaterThan(0)
+    expect(dc).toBeLessThan(disp)
+    expect(disp).toBeLessThan(plus)
+    expect(text).toMatch(/\.$/)
+  })
+
+  it('says so when nothing fired, and explains allowlist and blocklist decisions', () => {
+    expect(templateExplanation(score(input()))).toBe('Allowed with a risk score of 0. No risk signals fired.')
+    expect(templateExplanation(score(input({ lists: [{ list: 'allow', type: 'ip' }] })))).toContain(
+      'allowlist',
+    )
+    expect(templateExplanation(score(input({ lists: [{ list: 'block', type: 'user' }] })))).toContain(
+      'blocklist',
+    )
+  })
+
+  it('mentions how many weaker signals were left out', () => {
+    const r = score(
+      input({
+        device: {
+          is_headless: true,
+          is_tampered: true,
+          is_os_mismatch: true,
+          is_rooted: true,
+          is_auto_time_off: true,
+        },
+      }),
+    )
+    expect(templateExplanation(r)).toContain('2 weaker signals also contributed.')
+  })
+})
