@@ -76,7 +76,7 @@ function parseRelayCsv(text: string, out: Collector<LabelledRange>): void {
     const line = stripComment(raw)
     if (!line) continue
     const range = parseCidr(line.split(',', 1)[0]!)
-    if (range) out.entries.push({ ...range, label: null })
+    if (range) out.entries.push({ version: range.version, start: range.start, end: range.end, label: null })
     else if (!(first && isHeader(line))) out.bad(line)
     first = false
   }
@@ -92,7 +92,7 @@ function parseCidrLines(text: string, named: boolean, out: Collector<LabelledRan
     const range = parseCidr(comma < 0 ? line : line.slice(0, comma))
     if (range) {
       const label = named && comma >= 0 ? cleanLabel(line.slice(comma + 1)) : null
-      out.entries.push({ ...range, label })
+      out.entries.push({ version: range.version, start: range.start, end: range.end, label })
     } else if (!(first && isHeader(line))) out.bad(line)
     first = false
   }
@@ -119,7 +119,13 @@ function parseProviderJson(text: string, named: boolean, out: Collector<Labelled
   }
   const add = (value: unknown, label: string) => {
     const range = typeof value === 'string' ? parseCidr(value) : null
-    if (range) out.entries.push({ ...range, label: named ? label : null })
+    if (range)
+      out.entries.push({
+        version: range.version,
+        start: range.start,
+        end: range.end,
+        label: named ? label : null,
+      })
     else out.bad(JSON.stringify(value) ?? String(value))
   }
   const items = (v: unknown): JsonPrefix[] => (Array.isArray(v) ? (v as JsonPrefix[]) : [])

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type { ParsedIp } from './normalize.js'
-import { cmpWords, lastStartAtOrBefore, v6Words } from './ranges.js'
+import { cmpWords, lastStartAtOrBefore, parseV6Words, v6Words } from './ranges.js'
 
 export interface AsnInfo {
   asn: number
@@ -106,63 +106,6 @@ class Cursor {
   }
 }
 
-const groupsScratch = new Array<number>(8).fill(0)
-
-function hexDigit(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48
-  if (c >= 97 && c <= 102) return c - 87
-  if (c >= 65 && c <= 70) return c - 55
-  return -1
-}
-
-/**
- * Parses a plain IPv6 text address (no embedded dotted quad, as in the ASN CSV) into 4 words at
- * `out[i*4..]`, scanning characters rather than splitting strings: this runs 200k times at start.
- */
-function parseV6Into(text: string, out: Uint32Array, i: number): boolean {
-  const g = groupsScratch
-  let n = 0
-  let gap = -1
-  let value = 0
-  let digits = 0
-  const len = text.length
-  for (let k = 0; k < len; k++) {
-    const c = text.charCodeAt(k)
-    if (c === 58) {
-      if (digits > 0) {
-        if (n === 8) return false
-        g[n++] = value
-        value = 0
-        digits = 0
-      } else if (k !== 0) return false
-      if (k + 1 < len && text.charCodeAt(k + 1) === 58) {
-        if (gap >= 0) return false
-        gap = n
-        k++
-      } else if (k === 0 || k + 1 === len) return false
-      continue
-    }
-    const h = hexDigit(c)
-    if (h < 0 || ++digits > 4) return false
-    value = value * 16 + h
-  }
-  if (digits > 0) {
-    if (n === 8) return false
-    g[n++] = value
-  }
-  if (gap < 0 ? n !== 8 : n > 7) return false
-  const o = i * 4
-  const shift = 8 - n
-  for (let w = 0; w < 4; w++) {
-    const hiIdx = w * 2
-    const loIdx = hiIdx + 1
-    const hi = gap < 0 || hiIdx < gap ? g[hiIdx]! : hiIdx < gap + shift ? 0 : g[hiIdx - shift]!
-    const lo = gap < 0 || loIdx < gap ? g[loIdx]! : loIdx < gap + shift ? 0 : g[loIdx - shift]!
-    out[o + w] = hi * 0x10000 + lo
-  }
-  return true
-}
-
 /**
  * IP → AS number and organisation, from the ip-location-db ASN CSVs, held in typed arrays:
  * IPv4 as 32-bit starts/ends, IPv6 as four 32-bit words per bound, plus a deduplicated org table.
@@ -250,7 +193,7 @@ export class AsnTable {
       const e = cur.field()
       const a = cur.int()
       const o = orgId(a, cur)
-      if (!parseV6Into(s, start, n) || !parseV6Into(e, end, n)) continue
+      if (!parseV6Words(s, start, n) || !parseV6Words(e, end, n)) continue
       asn[n] = a
       org[n] = o
       n++

@@ -33,6 +33,39 @@ describe('parseCidr', () => {
     },
   )
 
+  it('accepts the notations parseIp accepts and rejects the rest', () => {
+    expect(parseCidr('::ffff:c000:200/120')).toEqual(parseCidr('192.0.2.0/24'))
+    expect(parseCidr('::ffff:192.0.2.9')).toEqual(parseCidr('192.0.2.9'))
+    expect(parseCidr('fe80::1%eth0/64')).toEqual(parseCidr('fe80::/64'))
+    expect(parseCidr('64:ff9b::192.0.2.33/128')).toEqual(parseCidr('64:ff9b::c000:221'))
+    expect(parseCidr(' 1:2:3:4:5:6:7:: ')).toEqual(parseCidr('1:2:3:4:5:6:7:0'))
+    for (const bad of [
+      '01.2.3.4',
+      '1.2.3.4.5',
+      '1.2.3',
+      '1..2.3',
+      '256.0.0.0',
+      '1:2:3:4:5:6:7:8::',
+      ':::1',
+      '1::2::3',
+    ]) {
+      expect(parseCidr(bad)).toBeNull()
+    }
+  })
+
+  it('agrees with parseIp on single addresses', () => {
+    let x = 7
+    for (let i = 0; i < 500; i++) {
+      x = (Math.imul(x, 1664525) + 1013904223) >>> 0
+      const v4 = `${x >>> 24}.${(x >>> 16) & 255}.${(x >>> 8) & 255}.${x & 255}`
+      const v6 = `2001:${(x & 0xffff).toString(16)}::${(x >>> 16).toString(16)}:0:${i.toString(16)}`
+      for (const text of [v4, v6]) {
+        const p = parseIp(text)!
+        expect(parseCidr(text)).toEqual({ version: p.version, start: p.value, end: p.value })
+      }
+    }
+  })
+
   it('formats back to canonical CIDR text', () => {
     for (const t of [
       '0.0.0.0/0',
