@@ -241,6 +241,14 @@ export class AsnTable {
     return this.row(this.v6Asn[i]!, this.v6Org[i]!)
   }
 
+  /** Organisation recorded for an AS anywhere in the table (a linear scan, for checks, not lookups). */
+  orgForAsn(asn: number): string | null {
+    let i = this.v4Asn.indexOf(asn)
+    if (i >= 0) return this.orgs[this.v4Org[i]!] ?? null
+    i = this.v6Asn.indexOf(asn)
+    return i >= 0 ? (this.orgs[this.v6Org[i]!] ?? null) : null
+  }
+
   private row(asn: number, org: number): AsnInfo | null {
     if (asn === 0) return null
     const name = this.orgs[org]

@@ -72,6 +72,7 @@ const DBIP_URL = 'https://db-ip.com'
 class LocalIpIntel implements IpIntel {
   readonly feedsDir: string
   private feeds: LoadedFeeds = {}
+  private known = { tor: false, vpn: false, proxy: false, relay: false }
 
   constructor(
     private readonly asn: AsnTable,
@@ -81,10 +82,9 @@ class LocalIpIntel implements IpIntel {
     this.feedsDir = feedsDir
   }
 
-  private known = { tor: false, vpn: false, proxy: false, relay: false }
-
   async reload(): Promise<void> {
-    // Built completely before the swap, so lookups never see a half-loaded set.
+    // Built completely before the swap (no await between the two assignments), so lookups never
+    // see a half-loaded set.
     const f = await loadFeeds(this.feedsDir)
     this.feeds = f
     this.known = {

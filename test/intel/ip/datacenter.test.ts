@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { AsnTable } from '../../../src/intel/ip/asn.js'
 import {
   classifyDatacenter,
+  HOSTING_ASNS,
   hostingProviderForAsn,
   orgLooksLikeHosting,
 } from '../../../src/intel/ip/datacenter.js'
@@ -101,6 +102,12 @@ describe('datacenter detection on real addresses (ASN data, no feeds)', () => {
     const info = table.lookup(parseIp(addr)!)
     return classifyDatacenter({ asn: info?.asn ?? null, org: info?.org ?? null })
   }
+
+  it('only lists AS numbers that exist in the ASN data', () => {
+    const missing = [...HOSTING_ASNS.keys()].filter((asn) => table.orgForAsn(asn) === null)
+    expect(missing).toEqual([])
+    expect(table.orgForAsn(14061)).toBe('DigitalOcean, LLC')
+  })
 
   it.each([
     ['3.215.1.1', 'Amazon Web Services'], // EC2 us-east-1
