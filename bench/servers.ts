@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify from 'fastify'
 import { buildApp } from '../src/app.js'
+import { loadIntel } from '../src/intel/index.js'
 import { createTenant } from '../src/services/tenants.js'
 import { openStore } from '../src/store/index.js'
 import { systemClock } from '../src/util/clock.js'
@@ -37,7 +38,8 @@ async function echo(): Promise<void> {
 async function verdict(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'verdict-bench-'))
   const store = await openStore({ kind: 'sqlite', file: join(dir, 'bench.db') })
-  const app = await buildApp({ store, clock: systemClock, hasher: new Hasher('bench-secret') })
+  const intel = await loadIntel()
+  const app = await buildApp({ store, clock: systemClock, hasher: new Hasher('bench-secret'), intel })
   const t = await createTenant(store, systemClock, {
     name: 'bench',
     rateLimit: 1_000_000_000,

@@ -1,18 +1,29 @@
+import { isIP } from 'node:net'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Ajv } from 'ajv'
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify'
+import type { Intel } from './intel/index.js'
 import { formatValidation, registerErrorHandling } from './plugins/errors.js'
 import { registerGuard } from './plugins/guard.js'
 import { registerOpenApi } from './plugins/openapi.js'
+import { registerCheckRoutes } from './routes/checks.js'
 import { registerConfigRoutes } from './routes/config.js'
 import { registerHealthRoutes } from './routes/health.js'
 import { registerIpRoutes } from './routes/ip.js'
 import { registerListRoutes } from './routes/lists.js'
+import { registerLookupRoutes } from './routes/lookups.js'
 import { registerOpenApiRoute } from './routes/openapi.js'
-import type { App, HealthSource, RegisteredRoute } from './routes/types.js'
+import type { App, RegisteredRoute } from './routes/types.js'
 import { RateLimiter } from './services/rate-limiter.js'
 import type { Store } from './store/index.js'
 import type { Clock } from './util/clock.js'
 import type { Hasher } from './util/secrets.js'
+
+/** Ajv format `ip`: any IPv4 or IPv6 address. */
+function addIpFormat(ajv: Ajv): Ajv {
+  ajv.addFormat('ip', (s: string) => isIP(s) !== 0)
+  return ajv
+}
 
 export interface AppOptions {
   store: Store
@@ -23,7 +34,7 @@ export interface AppOptions {
   bodyLimitBytes?: number
   keylessRateLimit?: number
   logger?: FastifyServerOptions['logger']
-  healthSources?: () => HealthSource[]
+  intel: Intel
 }
 
 /** Builds the Fastify app with every route registered. No side effects: nothing listens, nothing is opened. */
@@ -35,6 +46,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     // Strict validation: unknown fields are rejected (never stripped) and types are never coerced.
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false },
+      plugins: [addIpFormat],
     },
     schemaErrorFormatter: formatValidation,
     requestIdHeader: false,
@@ -51,7 +63,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     clock: opts.clock,
     hasher: opts.hasher,
     version,
-    healthSources: opts.healthSources ?? (() => []),
+    intel: opts.intel,
   }
 
   // Every /v1 route needs a key unless it says otherwise. The table of routes feeds the security tests.
@@ -78,6 +90,8 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   registerOpenApiRoute(app)
   registerConfigRoutes(app, deps)
   registerListRoutes(app, deps)
+  registerCheckRoutes(app, deps)
+  registerLookupRoutes(app, deps)
 
   await app.ready()
   return app

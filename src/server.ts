@@ -1,5 +1,7 @@
 import { buildApp } from './app.js'
 import { loadSettings } from './config/settings.js'
+import { feedStatus } from './intel/feeds/update.js'
+import { type Intel, loadIntel } from './intel/index.js'
 import { bootstrapDefaultTenant } from './services/tenants.js'
 import { openStore } from './store/index.js'
 import { resolveSecret } from './store/secret.js'
@@ -7,12 +9,38 @@ import { systemClock } from './util/clock.js'
 import { Hasher } from './util/secrets.js'
 import { packageVersion } from './version.js'
 
+/**
+ * Picks up feeds refreshed by `verdict feeds update|import` (possibly from another process) by
+ * polling their metadata files, which is cheap; the data itself is only re-read when it changed.
+ */
+function watchFeeds(intel: Intel, everyMs: number, log: (msg: string) => void): void {
+  let last = ''
+  const signature = async () =>
+    (await feedStatus(intel.ip.feedsDir)).map((f) => `${f.name}:${f.fetchedAt}`).join(',')
+  void signature().then((s) => {
+    last = s
+  })
+  setInterval(async () => {
+    try {
+      const now = await signature()
+      if (now === last) return
+      last = now
+      await intel.ip.reload()
+      log('reloaded IP feeds')
+    } catch (err) {
+      log(`feed reload failed: ${(err as Error).message}`)
+    }
+  }, everyMs).unref()
+}
+
 async function main(): Promise<void> {
   const settings = loadSettings()
   const store = await openStore(settings.storage)
   const secret = await resolveSecret(store, settings.storage, settings.secret)
   const clock = systemClock
+  const intel = await loadIntel({ email: { mx: { now: () => clock.now() } } })
   const app = await buildApp({
+    intel,
     store,
     clock,
     hasher: new Hasher(secret),
@@ -22,6 +50,7 @@ async function main(): Promise<void> {
     keylessRateLimit: settings.keylessRateLimit,
     logger: { level: settings.logLevel },
   })
+  watchFeeds(intel, settings.feedsReloadMs, (msg) => app.log.info(msg))
   const created = await bootstrapDefaultTenant(store, clock)
   if (created) {
     app.log.info(

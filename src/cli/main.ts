@@ -3,6 +3,8 @@ import { loadSettings } from '../config/settings.js'
 import { createTenant, issueKey, revokeKey, rotateKey, TenantAdminError } from '../services/tenants.js'
 import { openStore, type Store } from '../store/index.js'
 import { systemClock } from '../util/clock.js'
+import { UsageError } from './errors.js'
+import { feeds } from './feeds.js'
 
 export const USAGE = `usage: verdict <command>
 
@@ -12,10 +14,12 @@ export const USAGE = `usage: verdict <command>
   keys create --tenant TENANT_ID
   keys rotate KEY_ID
   keys revoke KEY_ID
+  feeds update [--only NAME,NAME]   download Tor/relay/VPN/proxy/datacenter feeds
+  feeds import NAME FILE            load a feed from a file in its upstream format
+  feeds status                      every reference-data source with its date and size
 
-Every command uses DATABASE_URL (default ./data/verdict.db) and prints JSON on stdout.`
-
-class UsageError extends Error {}
+Tenant and key commands use DATABASE_URL (default ./data/verdict.db); feed commands use
+VERDICT_FEEDS_DIR (default ./data/feeds). Results are JSON on stdout, progress on stderr.`
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined
@@ -102,6 +106,7 @@ export async function main(
   }
   let store: Store | undefined
   try {
+    if (group === 'feeds') return await feeds(sub, rest, out, (line) => io.stderr.write(line))
     if (group !== 'tenants' && group !== 'keys') throw new UsageError(`unknown command: ${group}`)
     store = await openStore(loadSettings().storage)
     if (group === 'tenants') await tenants(store, sub, rest, out)

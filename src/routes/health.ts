@@ -42,7 +42,7 @@ export function registerHealthRoutes(app: App, deps: RouteDeps): void {
         version: deps.version,
         time: deps.clock.now(),
         database: { engine: deps.store.db.dialect, reachable },
-        sources: deps.healthSources(),
+        sources: deps.intel.sources(),
       }
     },
   )

@@ -8,6 +8,7 @@ import type {
   RawServerDefault,
 } from 'fastify'
 import { ApiError } from '../errors.js'
+import type { Intel } from '../intel/index.js'
 import type { Deps, TenantCtx } from '../services/context.js'
 
 export type App = FastifyInstance<
@@ -35,8 +36,7 @@ export interface HealthSource {
 
 export interface RouteDeps extends Deps {
   version: string
-  /** Reference data sources for /v1/health; filled in by the intelligence layer. */
-  healthSources: () => HealthSource[]
+  intel: Intel
 }
 
 /** The tenant context of an authenticated request. */

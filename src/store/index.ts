@@ -1,7 +1,9 @@
 import { ConfigStore } from './config.js'
 import type { Db } from './db.js'
 import { ListStore } from './lists.js'
+import { LookupStore } from './lookups.js'
 import { migrate } from './migrations.js'
+import { NetworkStore } from './network.js'
 import { PostgresDb } from './postgres.js'
 import { SqliteDb } from './sqlite.js'
 import { TenantStore } from './tenants.js'
@@ -15,12 +17,16 @@ export class Store {
   readonly config: ConfigStore
   readonly lists: ListStore
   readonly usage: UsageStore
+  readonly lookups: LookupStore
+  readonly network: NetworkStore
 
   constructor(readonly db: Db) {
     this.tenants = new TenantStore(db)
     this.config = new ConfigStore(db)
     this.lists = new ListStore(db)
     this.usage = new UsageStore(db)
+    this.lookups = new LookupStore(db)
+    this.network = new NetworkStore(db)
   }
 
   close(): Promise<void> {

@@ -61,6 +61,77 @@ CREATE TABLE usage (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'events, lookups, operator network',
+    sql: `
+CREATE TABLE events (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  created_ms BIGINT NOT NULL,
+  event TEXT NOT NULL,
+  user_id TEXT,
+  device_id TEXT,
+  email_hash TEXT,
+  email_domain TEXT,
+  ip_hash TEXT,
+  ip_prefix TEXT,
+  asn INTEGER,
+  ip_country TEXT,
+  phone_hash TEXT,
+  phone_country TEXT,
+  score {{REAL}} NOT NULL,
+  verdict TEXT NOT NULL,
+  reasons TEXT NOT NULL,
+  checks TEXT NOT NULL
+);
+CREATE INDEX events_tenant_time ON events (tenant_id, created_ms);
+CREATE INDEX events_ip ON events (tenant_id, ip_hash, created_ms);
+CREATE INDEX events_user ON events (tenant_id, user_id);
+CREATE INDEX events_device ON events (tenant_id, device_id, created_ms);
+CREATE INDEX events_email ON events (tenant_id, email_hash);
+CREATE INDEX events_phone ON events (tenant_id, phone_hash);
+CREATE INDEX events_asn ON events (asn, created_ms);
+CREATE TABLE event_reasons (
+  event_id TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+  tenant_id TEXT NOT NULL,
+  created_ms BIGINT NOT NULL,
+  reason TEXT NOT NULL,
+  PRIMARY KEY (event_id, reason)
+);
+CREATE INDEX event_reasons_tenant_time ON event_reasons (tenant_id, created_ms);
+CREATE TABLE lookups (
+  id {{SERIAL_PK}},
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  value_hash TEXT NOT NULL,
+  hint TEXT NOT NULL,
+  fraud_score {{REAL}} NOT NULL,
+  created_ms BIGINT NOT NULL
+);
+CREATE INDEX lookups_tenant_time ON lookups (tenant_id, created_ms);
+CREATE INDEX lookups_value ON lookups (tenant_id, value_hash);
+CREATE TABLE network_flags (
+  id {{SERIAL_PK}},
+  entity_kind TEXT NOT NULL,
+  value_hash TEXT NOT NULL,
+  tenant_id TEXT NOT NULL,
+  label TEXT NOT NULL,
+  event_id TEXT,
+  created_ms BIGINT NOT NULL
+);
+CREATE INDEX network_flags_entity ON network_flags (entity_kind, value_hash, created_ms);
+CREATE TABLE trap_hits (
+  id {{SERIAL_PK}},
+  ip_hash TEXT NOT NULL,
+  ip_prefix TEXT NOT NULL,
+  path TEXT NOT NULL,
+  source TEXT NOT NULL,
+  created_ms BIGINT NOT NULL
+);
+CREATE INDEX trap_hits_ip ON trap_hits (ip_hash, created_ms);
+`,
+  },
 ]
 
 function render(sql: string, dialect: Dialect): string {

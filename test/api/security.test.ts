@@ -24,6 +24,13 @@ const CASES: Record<string, SecurityCase> = {
   'GET /v1/lists': {},
   'POST /v1/lists': { payload: { list: 'block', type: 'user', value: 'u-1' } },
   'POST /v1/batch/lists': { payload: { rows: [{ list: 'block', type: 'user', value: 'u-1' }] } },
+  'POST /v1/check/email': { payload: { email: 'someone@example.com' } },
+  'POST /v1/check/ip': { payload: { ip: '8.8.8.8' } },
+  'POST /v1/check/phone': { payload: { phone: '+442079460000' } },
+  'POST /v1/batch/check/email': { payload: { rows: [{ email: 'someone@example.com' }] } },
+  'POST /v1/batch/check/ip': { payload: { rows: [{ ip: '8.8.8.8' }] } },
+  'POST /v1/batch/check/phone': { payload: { rows: [{ phone: '+442079460000' }] } },
+  'GET /v1/lookups': {},
   'DELETE /v1/lists/:id': {
     url: '/v1/lists/1',
     foreign: async (h, a) => {

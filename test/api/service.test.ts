@@ -8,12 +8,7 @@ afterEach(async () => {
 
 describe('service routes', () => {
   it('GET /v1/health answers without a key with status, version and database reachability', async () => {
-    h = await build({
-      version: '9.9.9',
-      healthSources: () => [
-        { name: 'x', kind: 'package', loaded: true, entries: 3, dataDate: '2026-01-01', attribution: null },
-      ],
-    })
+    h = await build({ version: '9.9.9' })
     const res = await h.app.inject({ url: '/v1/health' })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({
@@ -21,7 +16,11 @@ describe('service routes', () => {
       version: '9.9.9',
       database: { engine: 'sqlite', reachable: true },
     })
-    expect(res.json().sources[0].name).toBe('x')
+    const sources: { name: string; loaded: boolean; attribution: string | null }[] = res.json().sources
+    expect(sources.find((s) => s.name === 'geo-city')?.attribution).toContain('DB-IP')
+    expect(sources.find((s) => s.name === 'tor')?.loaded).toBe(true)
+    expect(sources.find((s) => s.name === 'datacenter')?.loaded).toBe(false)
+    expect(sources.find((s) => s.name === 'disposable-email (merged)')?.loaded).toBe(true)
     expect(res.headers['ratelimit-limit']).toBeUndefined()
     expect((await h.app.inject({ url: '/v1/health?x=1' })).statusCode).toBe(400)
   })

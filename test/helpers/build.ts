@@ -7,6 +7,7 @@ import { createTenant, type NewTenant } from '../../src/services/tenants.js'
 import { openStore, type Store } from '../../src/store/index.js'
 import { ManualClock } from '../../src/util/clock.js'
 import { Hasher } from '../../src/util/secrets.js'
+import { testIntel } from './intel.js'
 import { createSchema, PG_URL } from './pg.js'
 
 export type Engine = 'sqlite' | 'postgres'
@@ -57,13 +58,16 @@ export async function openTestStore(engine: Engine = 'sqlite') {
 }
 
 export async function build(
-  options: { engine?: Engine } & Partial<Omit<AppOptions, 'store' | 'clock' | 'hasher'>> = {},
+  options: { engine?: Engine } & Partial<Omit<AppOptions, 'store' | 'clock' | 'hasher' | 'intel'>> & {
+      intel?: AppOptions['intel']
+    } = {},
 ): Promise<Harness> {
   const { engine, ...appOptions } = options
   const { store, dir, cleanup } = await openTestStore(engine)
   const clock = new ManualClock()
   const hasher = new Hasher('test-secret-for-hashes')
-  const app = await buildApp({ store, clock, hasher, ...appOptions })
+  const intel = appOptions.intel ?? (await testIntel()).intel
+  const app = await buildApp({ store, clock, hasher, ...appOptions, intel })
   let n = 0
   return {
     app,

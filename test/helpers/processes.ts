@@ -15,6 +15,27 @@ export function runCli(
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }
 }
 
+/** Like runCli, but leaves this process's event loop free (for tests that serve the CLI over loopback). */
+export function runCliAsync(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'verdict.mjs'), ...args], {
+      env: { ...process.env, ...env },
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString()
+    })
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString()
+    })
+    child.once('close', (code) => resolve({ status: code ?? -1, stdout, stderr }))
+  })
+}
+
 export interface RunningServer {
   url: string
   logs: () => string

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CatchAllProber, catchAllProbeEnabledFromEnv } from '../../../src/intel/email/catch-all.js'
 import { MxResolver } from '../../../src/intel/email/mx.js'
 import { isPrivateAddress } from '../../../src/intel/email/smtp-probe.js'
-import { LoopbackDns } from './support/dns-server.js'
+import { LoopbackDns } from '../../helpers/dns-server.js'
 import { LoopbackSmtp, type SmtpMode } from './support/smtp-server.js'
 
 const dns = new LoopbackDns({

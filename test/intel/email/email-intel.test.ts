@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EmailIntel, type EmailIntelligence } from '../../../src/intel/email/index.js'
-import { LoopbackDns } from './support/dns-server.js'
+import { LoopbackDns } from '../../helpers/dns-server.js'
 
 const dns = new LoopbackDns({ 'example.test': { MX: [{ preference: 5, exchange: 'mx.example.test' }] } })
 beforeAll(() => dns.start())

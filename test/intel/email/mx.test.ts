@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dnsServersFromEnv, MxResolver } from '../../../src/intel/email/mx.js'
-import { LoopbackDns } from './support/dns-server.js'
+import { LoopbackDns } from '../../helpers/dns-server.js'
 
 const dns = new LoopbackDns({
   'mx.test': {

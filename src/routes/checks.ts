@@ -1,0 +1,118 @@
+import {
+  CombinedBody,
+  CombinedResponse,
+  EmailBatch,
+  EmailCheckResponse,
+  EmailRow,
+  IpBatch,
+  IpCheckResponse,
+  IpRow,
+  PhoneBatch,
+  PhoneCheckResponse,
+  PhoneRow,
+} from '../schemas/checks.js'
+import { errors, NoQuery } from '../schemas/common.js'
+import { checkBatch, checkCombined, checkOne, emailCheck, ipCheck, phoneCheck } from '../services/checks.js'
+import { type App, type RouteDeps, tenantCtx } from './types.js'
+
+export function registerCheckRoutes(app: App, deps: RouteDeps): void {
+  const ctx = (request: Parameters<typeof tenantCtx>[1]) => ({
+    ...tenantCtx(deps, request),
+    intel: deps.intel,
+  })
+  const single = { tags: ['checks'], querystring: NoQuery }
+  const batch = { tags: ['checks', 'batch'], querystring: NoQuery }
+
+  app.post(
+    '/v1/check/email',
+    {
+      schema: {
+        ...single,
+        summary:
+          'Judge one email address: syntax, aliases, disposable domain, mail server, gibberish, network reputation',
+        body: EmailRow,
+        response: { 200: EmailCheckResponse, ...errors(400, 401, 429, 500) },
+      },
+    },
+    async (request) => checkOne(ctx(request), emailCheck, request.body),
+  )
+  app.post(
+    '/v1/check/ip',
+    {
+      schema: {
+        ...single,
+        summary: 'Judge one IP address: hosting, proxy, VPN, Tor, private relay, geolocation, reputation',
+        body: IpRow,
+        response: { 200: IpCheckResponse, ...errors(400, 401, 429, 500) },
+      },
+    },
+    async (request) => checkOne(ctx(request), ipCheck, request.body),
+  )
+  app.post(
+    '/v1/check/phone',
+    {
+      schema: {
+        ...single,
+        summary: 'Judge one phone number: validity, line type, VoIP, disposable lists, carrier, reputation',
+        body: PhoneRow,
+        response: { 200: PhoneCheckResponse, ...errors(400, 401, 429, 500) },
+      },
+    },
+    async (request) => checkOne(ctx(request), phoneCheck, request.body),
+  )
+
+  app.post(
+    '/v1/batch/check/email',
+    {
+      schema: {
+        ...batch,
+        summary: 'Judge up to 1000 email addresses',
+        body: EmailBatch,
+        response: errors(400, 401, 429),
+      },
+    },
+    async (request) => checkBatch(ctx(request), emailCheck, request.body.rows),
+  )
+  app.post(
+    '/v1/batch/check/ip',
+    {
+      schema: {
+        ...batch,
+        summary: 'Judge up to 1000 IP addresses',
+        body: IpBatch,
+        response: errors(400, 401, 429),
+      },
+    },
+    async (request) => checkBatch(ctx(request), ipCheck, request.body.rows),
+  )
+  app.post(
+    '/v1/batch/check/phone',
+    {
+      schema: {
+        ...batch,
+        summary: 'Judge up to 1000 phone numbers',
+        body: PhoneBatch,
+        response: errors(400, 401, 429),
+      },
+    },
+    async (request) => checkBatch(ctx(request), phoneCheck, request.body.rows),
+  )
+
+  app.post(
+    '/v1/check',
+    {
+      config: { auth: 'optional' },
+      schema: {
+        summary: 'Judge an email and/or an IP; works without a key (limited per client IP, not recorded)',
+        description:
+          'With a valid key the check is metered (one unit per identifier) and listed in /v1/lookups. Never answers 401.',
+        tags: ['checks'],
+        security: [],
+        querystring: NoQuery,
+        body: CombinedBody,
+        response: { 200: CombinedResponse, ...errors(400, 429) },
+      },
+    },
+    async (request) => checkCombined({ ...deps }, request.auth ? ctx(request) : null, request.body),
+  )
+}

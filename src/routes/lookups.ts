@@ -1,0 +1,25 @@
+import { LookupsPage, LookupsQuery } from '../schemas/checks.js'
+import { errors } from '../schemas/common.js'
+import { listLookups } from '../services/checks.js'
+import { digits } from '../util/query.js'
+import { type App, type RouteDeps, tenantCtx } from './types.js'
+
+export function registerLookupRoutes(app: App, deps: RouteDeps): void {
+  app.get(
+    '/v1/lookups',
+    {
+      schema: {
+        summary: "The tenant's past identifier checks, newest first (hashes and masked hints only)",
+        tags: ['checks'],
+        querystring: LookupsQuery,
+        response: { 200: LookupsPage, ...errors(400, 401, 429) },
+      },
+    },
+    async (request) =>
+      listLookups(tenantCtx(deps, request), {
+        limit: digits(request.query.limit, 'query.limit', { fallback: 50, min: 1, max: 200 }),
+        offset: digits(request.query.offset, 'query.offset', { fallback: 0 }),
+        ...(request.query.kind ? { kind: request.query.kind } : {}),
+      }),
+  )
+}

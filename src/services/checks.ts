@@ -1,0 +1,142 @@
+import { badRequest } from '../errors.js'
+import type { EmailResult } from '../scoring/identifiers/email.js'
+import type { IpResult } from '../scoring/identifiers/ip.js'
+import type { PhoneResult } from '../scoring/identifiers/phone.js'
+import type { LookupKind } from '../store/lookups.js'
+import type { Reputation } from '../store/network.js'
+import { mapLimit } from '../util/pool.js'
+import type { TenantCtx } from './context.js'
+import {
+  type Evaluated,
+  evaluateEmail,
+  evaluateIp,
+  evaluatePhone,
+  type IdentifierDeps,
+} from './identifiers.js'
+import { consumeQuota } from './quota.js'
+
+type CheckCtx = TenantCtx & IdentifierDeps
+type AnyEvaluated = Evaluated<{ fraud_score: number }>
+
+/** DNS-bound work of a batch runs at most this many at a time. */
+const BATCH_CONCURRENCY = 32
+
+export type CheckView<K extends LookupKind, R> = { [k in K]: R } & {
+  reputation: Reputation
+  summary: string
+  warnings?: string[]
+}
+
+export function view<R, K extends LookupKind>(e: Evaluated<R, K>): CheckView<K, R> {
+  const out = { [e.kind]: e.result, reputation: e.reputation, summary: e.summary } as unknown as CheckView<
+    K,
+    R
+  >
+  if (e.warnings.length) out.warnings = e.warnings
+  return out
+}
+
+/** Meters the checks and records them in the lookup history, in one transaction: all or nothing. */
+async function record(ctx: CheckCtx, evaluated: readonly AnyEvaluated[]): Promise<void> {
+  const now = ctx.clock.now()
+  await ctx.store.db.tx(async (sql) => {
+    await consumeQuota(ctx, evaluated.length, sql)
+    await ctx.store.lookups.add(
+      ctx.tenant.id,
+      evaluated.map((e) => ({
+        kind: e.kind,
+        valueHash: e.valueHash,
+        hint: e.hint,
+        fraudScore: e.result.fraud_score,
+        createdMs: now,
+      })),
+      sql,
+    )
+  })
+}
+
+type Evaluator<I, R, K extends LookupKind> = (deps: IdentifierDeps, input: I) => Promise<Evaluated<R, K>>
+
+export const emailCheck: Evaluator<{ email: string }, EmailResult, 'email'> = (d, i) =>
+  evaluateEmail(d, i.email)
+export const ipCheck: Evaluator<{ ip: string }, IpResult, 'ip'> = (d, i) => evaluateIp(d, i.ip)
+export const phoneCheck: Evaluator<{ phone: string; country?: string }, PhoneResult, 'phone'> = (d, i) =>
+  evaluatePhone(d, i.phone, i.country)
+
+export async function checkOne<I, R extends { fraud_score: number }, K extends LookupKind>(
+  ctx: CheckCtx,
+  evaluator: Evaluator<I, R, K>,
+  input: I,
+): Promise<CheckView<K, R>> {
+  const e = await evaluator(ctx, input)
+  await record(ctx, [e])
+  return view(e)
+}
+
+export async function checkBatch<I, R extends { fraud_score: number }, K extends LookupKind>(
+  ctx: CheckCtx,
+  evaluator: Evaluator<I, R, K>,
+  inputs: readonly I[],
+): Promise<{ results: CheckView<K, R>[] }> {
+  const evaluated = await mapLimit(inputs, BATCH_CONCURRENCY, (input) => evaluator(ctx, input))
+  await record(ctx, evaluated)
+  return { results: evaluated.map((e) => view(e)) }
+}
+
+/**
+ * POST /v1/check: email and/or IP. Without a key it is neither metered nor recorded; with a valid key
+ * it is metered (one unit per identifier) and appears in the lookup history.
+ */
+export interface CombinedView {
+  email?: EmailResult
+  ip?: IpResult
+  reputation: { email?: Reputation; ip?: Reputation }
+  summary: string
+  warnings?: string[]
+}
+
+export async function checkCombined(
+  deps: IdentifierDeps,
+  ctx: CheckCtx | null,
+  body: { email?: string; ip?: string },
+): Promise<CombinedView> {
+  const d = ctx ?? deps
+  const jobs: Promise<AnyEvaluated>[] = []
+  if (body.email !== undefined) jobs.push(evaluateEmail(d, body.email))
+  if (body.ip !== undefined) jobs.push(evaluateIp(d, body.ip))
+  if (jobs.length === 0) throw badRequest('body must contain email, ip or both')
+  const evaluated = await Promise.all(jobs)
+  if (ctx) await record(ctx, evaluated)
+  const out: CombinedView = {
+    reputation: {},
+    summary: evaluated.map((e) => `${e.kind === 'ip' ? 'IP' : 'Email'}: ${e.summary}`).join(' '),
+  }
+  const warnings = evaluated.flatMap((e) => e.warnings)
+  for (const e of evaluated) {
+    if (e.kind === 'email') out.email = e.result as EmailResult
+    if (e.kind === 'ip') out.ip = e.result as IpResult
+    out.reputation[e.kind as 'email' | 'ip'] = e.reputation
+  }
+  if (warnings.length) out.warnings = warnings
+  return out
+}
+
+export async function listLookups(
+  ctx: TenantCtx,
+  opts: { limit: number; offset: number; kind?: LookupKind },
+) {
+  const { lookups, total } = await ctx.store.lookups.list(ctx.tenant.id, opts)
+  return {
+    lookups: lookups.map((l) => ({
+      id: String(l.id),
+      kind: l.kind,
+      hint: l.hint,
+      valueHash: l.valueHash,
+      fraudScore: l.fraudScore,
+      createdMs: l.createdMs,
+    })),
+    total,
+    limit: opts.limit,
+    offset: opts.offset,
+  }
+}

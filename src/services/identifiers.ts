@@ -1,0 +1,84 @@
+import { badRequest } from '../errors.js'
+import type { EmailAnalysis } from '../intel/email/index.js'
+import type { Intel } from '../intel/index.js'
+import { parseIp } from '../intel/ip/normalize.js'
+import { type EmailResult, emailResult } from '../scoring/identifiers/email.js'
+import { type IpResult, ipResult } from '../scoring/identifiers/ip.js'
+import { type PhoneResult, phoneResult } from '../scoring/identifiers/phone.js'
+import type { LookupKind } from '../store/lookups.js'
+import type { Reputation } from '../store/network.js'
+import { maskEmail, maskPhone } from '../util/mask.js'
+import type { Deps } from './context.js'
+
+export interface IdentifierDeps extends Deps {
+  intel: Intel
+}
+
+/** One evaluated identifier: the API payload and what the lookup history keeps (hash and hint only). */
+export interface Evaluated<R, K extends LookupKind = LookupKind> {
+  kind: K
+  result: R
+  reputation: Reputation
+  summary: string
+  warnings: string[]
+  valueHash: string
+  hint: string
+}
+
+/** The canonical key an email is hashed under everywhere: the canonical mailbox, else the lower-cased text. */
+export function emailKey(a: EmailAnalysis, raw: string): { key: string; hint: string } {
+  if (a.canonical) {
+    const at = a.canonical.lastIndexOf('@')
+    return { key: a.canonical, hint: maskEmail(a.canonical.slice(0, at), a.canonical.slice(at + 1)) }
+  }
+  return { key: raw.trim().toLowerCase(), hint: 'malformed address' }
+}
+
+/**
+ * Mail-server status of a parsed address. Well-known providers obviously receive mail, which spares a
+ * DNS round trip for most traffic; everything else asks DNS (cached, with a deadline).
+ */
+export async function mxStatus(intel: Intel, a: EmailAnalysis): Promise<EmailResult['mx_status']> {
+  if (a.malformed || !a.domain) return 'not_checked'
+  if (a.isFreeProvider) return 'valid'
+  return (await intel.email.mx(a.domain)).status
+}
+
+export async function evaluateEmail(
+  deps: IdentifierDeps,
+  raw: string,
+): Promise<Evaluated<EmailResult, 'email'>> {
+  const a = deps.intel.email.analyze(raw)
+  const { key, hint } = emailKey(a, raw)
+  const valueHash = deps.hasher.entity('email', key)
+  const [mx, rep] = await Promise.all([
+    mxStatus(deps.intel, a),
+    deps.store.network.reputation('email', valueHash, deps.clock.now()),
+  ])
+  const catchAll =
+    mx === 'valid' && a.domain && !a.isFreeProvider ? await deps.intel.email.catchAll(a.domain) : null
+  const r = emailResult(a, mx, catchAll, rep)
+  return { kind: 'email' as const, ...r, reputation: rep, valueHash, hint }
+}
+
+export async function evaluateIp(deps: IdentifierDeps, raw: string): Promise<Evaluated<IpResult, 'ip'>> {
+  const ip = deps.intel.ip.lookup(raw)
+  const parsed = parseIp(raw)
+  if (!ip || !parsed) throw badRequest('ip is not a valid IP address')
+  const valueHash = deps.hasher.entity('ip', parsed.ip)
+  const rep = await deps.store.network.reputation('ip', valueHash, deps.clock.now())
+  return { kind: 'ip' as const, ...ipResult(ip, rep), reputation: rep, valueHash, hint: parsed.hint }
+}
+
+export async function evaluatePhone(
+  deps: IdentifierDeps,
+  raw: string,
+  country?: string,
+): Promise<Evaluated<PhoneResult, 'phone'>> {
+  const p = deps.intel.phone.analyze(raw, country)
+  const key = p.e164 ?? raw.replace(/[^\d+]/g, '')
+  const valueHash = deps.hasher.entity('phone', key)
+  const rep = await deps.store.network.reputation('phone', valueHash, deps.clock.now())
+  const r = phoneResult(p, rep, deps.intel.phone.disposableKnown)
+  return { kind: 'phone' as const, ...r, reputation: rep, valueHash, hint: maskPhone(key) }
+}

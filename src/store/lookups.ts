@@ -1,0 +1,59 @@
+import type { Db, Sql } from './db.js'
+
+export type LookupKind = 'email' | 'ip' | 'phone'
+
+export interface LookupRecord {
+  id: number
+  kind: LookupKind
+  valueHash: string
+  hint: string
+  fraudScore: number
+  createdMs: number
+}
+
+interface Row {
+  id: number
+  kind: LookupKind
+  value_hash: string
+  hint: string
+  fraud_score: number
+  created_ms: number
+}
+
+const toRecord = (r: Row): LookupRecord => ({
+  id: Number(r.id),
+  kind: r.kind,
+  valueHash: r.value_hash,
+  hint: r.hint,
+  fraudScore: Number(r.fraud_score),
+  createdMs: Number(r.created_ms),
+})
+
+/** The tenant's history of identifier checks: hashes and masked hints only. */
+export class LookupStore {
+  constructor(private readonly db: Db) {}
+
+  async add(tenantId: string, rows: readonly Omit<LookupRecord, 'id'>[], sql: Sql = this.db): Promise<void> {
+    for (const r of rows) {
+      await sql.run(
+        'INSERT INTO lookups (tenant_id, kind, value_hash, hint, fraud_score, created_ms) VALUES (?, ?, ?, ?, ?, ?)',
+        [tenantId, r.kind, r.valueHash, r.hint, r.fraudScore, r.createdMs],
+      )
+    }
+  }
+
+  async list(
+    tenantId: string,
+    opts: { limit: number; offset: number; kind?: LookupKind },
+  ): Promise<{ lookups: LookupRecord[]; total: number }> {
+    const where = opts.kind ? 'tenant_id = ? AND kind = ?' : 'tenant_id = ?'
+    const params = opts.kind ? [tenantId, opts.kind] : [tenantId]
+    const rows = await this.db.all<Row>(
+      `SELECT id, kind, value_hash, hint, fraud_score, created_ms FROM lookups WHERE ${where}
+       ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?`,
+      [...params, opts.limit, opts.offset],
+    )
+    const total = await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM lookups WHERE ${where}`, params)
+    return { lookups: rows.map(toRecord), total: Number(total?.n ?? 0) }
+  }
+}
