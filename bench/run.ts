@@ -2,7 +2,31 @@
  * `npm run bench`: loopback load with autocannon (50 connections) against the real server and, in the
  * same run, against a bare Fastify echo server as the reference. Prints figures; asserts nothing.
  */
+import { benchEmailIntel } from './email-intel.js'
 import { load, row, startBenchServer } from './http.js'
+import { benchIpIntel } from './ip-intel.js'
+import { benchPhoneIntel } from './phone-intel.js'
+import { benchStartup } from './startup.js'
+
+async function intelFigures(): Promise<void> {
+  console.log('\nreference data, in process')
+  const email = await benchEmailIntel()
+  console.log(
+    `  email analysis   ${String(email.checksPerSec).padStart(9)} checks/s   (load ${Math.round(email.loadMs)} ms)`,
+  )
+  const ip = await benchIpIntel()
+  console.log(
+    `  IP lookup        ${String(ip.lookupsPerSec).padStart(9)} lookups/s  (load ${Math.round(ip.loadMs)} ms)`,
+  )
+  const phone = await benchPhoneIntel()
+  console.log(
+    `  phone analysis   ${String(phone.checksPerSec).padStart(9)} checks/s   (load ${Math.round(phone.loadMs)} ms)`,
+  )
+  const start = await benchStartup()
+  console.log(
+    `  server start     ${start.startMs} ms to listening, RSS ${start.rssMb} MB with all data loaded`,
+  )
+}
 
 async function main(): Promise<void> {
   const echo = await startBenchServer('echo')
@@ -19,6 +43,7 @@ async function main(): Promise<void> {
     echo.stop()
     verdict.stop()
   }
+  await intelFigures()
 }
 
 await main()

@@ -38,7 +38,9 @@ async function main(): Promise<void> {
   const store = await openStore(settings.storage)
   const secret = await resolveSecret(store, settings.storage, settings.secret)
   const clock = systemClock
-  const intel = await loadIntel({ email: { mx: { now: () => clock.now() } } })
+  const intel = await loadIntel({
+    email: { mx: { now: () => clock.now(), timeoutMs: settings.dnsTimeoutMs } },
+  })
   const app = await buildApp({
     intel,
     store,

@@ -12,6 +12,8 @@ export interface Settings {
   /** Requests per minute per client IP on routes callable without a key. */
   keylessRateLimit: number
   defaultRateLimit: number
+  /** Deadline of one MX lookup. */
+  dnsTimeoutMs: number
   /** How often the server looks for refreshed feed files. */
   feedsReloadMs: number
   defaultMonthlyQuota: number
@@ -40,6 +42,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     bodyLimitBytes: int(env, 'VERDICT_BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024),
     keylessRateLimit: int(env, 'VERDICT_KEYLESS_RATE_LIMIT', 60, 1),
     defaultRateLimit: 240,
+    dnsTimeoutMs: int(env, 'VERDICT_DNS_TIMEOUT_MS', 1500, 50),
     feedsReloadMs: int(env, 'VERDICT_FEEDS_RELOAD_MS', 60_000, 1000),
     defaultMonthlyQuota: 10_000,
   }
