@@ -1,0 +1,60 @@
+/** One fired check as the score engine produces it (src/scoring/types.ts has the same shape as `Check`). */
+export interface ExplainCheck {
+  check: string
+  key: string
+  weight: number
+  reason: string
+  message: string
+  evidence: Record<string, string | number | boolean | null | string[]>
+}
+
+export interface ExplanationInput {
+  verdict: 'allow' | 'review' | 'block'
+  score: number
+  thresholds: { review: number; block: number }
+  checks: ExplainCheck[]
+  /** The templated explanation; returned whenever the AI cannot answer. */
+  fallback: string
+}
+
+export interface Explanation {
+  text: string
+  /** `ai`: a provider answered this call (also when the call was shared with identical concurrent inputs). */
+  source: 'ai' | 'cache' | 'template'
+  /** `ai_explanation_unavailable: <reason>` when a configured provider could not be used. */
+  warning?: string
+}
+
+export type ProviderName = 'openai' | 'anthropic'
+
+export interface ExplainerStatus {
+  configured: boolean
+  provider: ProviderName | null
+  model: string | null
+  deadlineMs: number
+  cacheEntries: number
+  /** Capacity of the explanation cache. */
+  cacheSize: number
+  /** Provider failures in the last 10 minutes. */
+  recentFailures: number
+  /** Our own short reason code of the last failure (never provider text, which may echo a key). */
+  lastFailure: string | null
+  lastFailureAtMs: number | null
+  /** True while the provider is skipped after repeated consecutive failures. */
+  backingOff: boolean
+}
+
+export interface Explainer {
+  explain(input: ExplanationInput): Promise<Explanation>
+  /** Explains many inputs under ONE overall deadline (batch scoring); inputs with the same cache key share one provider call. */
+  explainMany(inputs: ExplanationInput[]): Promise<Explanation[]>
+  status(): ExplainerStatus
+}
+
+export interface ExplainerOptions {
+  /** Clock for failure windows and back-off; defaults to Date.now. */
+  now?: () => number
+  fetch?: typeof fetch
+}
+
+export type CreateExplainer = (env?: NodeJS.ProcessEnv, opts?: ExplainerOptions) => Explainer
