@@ -2,10 +2,12 @@
  * `npm run bench`: loopback load with autocannon (50 connections) against the real server and, in the
  * same run, against a bare Fastify echo server as the reference. Prints figures; asserts nothing.
  */
+import type autocannon from 'autocannon'
 import { benchEmailIntel } from './email-intel.js'
-import { load, row, startBenchServer } from './http.js'
+import { type Figures, load, row, startBenchServer } from './http.js'
 import { benchIpIntel } from './ip-intel.js'
 import { benchPhoneIntel } from './phone-intel.js'
+import { scoreBodies } from './score-mix.js'
 import { benchStartup } from './startup.js'
 
 async function intelFigures(): Promise<void> {
@@ -28,6 +30,59 @@ async function intelFigures(): Promise<void> {
   )
 }
 
+function cycling(
+  bodies: Record<string, unknown>[],
+  path: string,
+  headers: Record<string, string>,
+): autocannon.Request[] {
+  let i = 0
+  return [
+    {
+      method: 'POST' as const,
+      path,
+      headers: { 'content-type': 'application/json', ...headers },
+      setupRequest: (req: autocannon.Request) => ({
+        ...req,
+        body: JSON.stringify(bodies[i++ % bodies.length]),
+      }),
+    },
+  ]
+}
+
+async function scoreFigures(echoPort: number, port: number, apiKey: string): Promise<void> {
+  const bodies = scoreBodies(20_000)
+  const ref: Figures = await load({
+    url: `http://127.0.0.1:${echoPort}`,
+    requests: cycling(bodies, '/echo-score', {}),
+  })
+  console.log(row('reference: Fastify validated echo', ref))
+  const s: Figures = await load({
+    url: `http://127.0.0.1:${port}`,
+    requests: cycling(bodies, '/v1/score', { 'x-api-key': apiKey }),
+  })
+  console.log(row('verdict: POST /v1/score (mixed)', s))
+  console.log(
+    `ratio POST /v1/score / reference: ${(s.reqPerSec / ref.reqPerSec).toFixed(2)}   (targets: ratio >= 0.35, p99 <= 20 ms)`,
+  )
+  const rows = scoreBodies(1000)
+  const times: number[] = []
+  for (let run = 0; run < 5; run++) {
+    const t0 = performance.now()
+    const res = await fetch(`http://127.0.0.1:${port}/v1/batch/score`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ rows }),
+    })
+    await res.arrayBuffer()
+    if (res.status !== 200) throw new Error(`batch answered ${res.status}`)
+    times.push(performance.now() - t0)
+  }
+  times.sort((a, b) => a - b)
+  console.log(
+    `1000-row POST /v1/batch/score: median ${Math.round(times[2]!)} ms, best ${Math.round(times[0]!)} ms (target <= 150 ms)`,
+  )
+}
+
 async function main(): Promise<void> {
   const echo = await startBenchServer('echo')
   const verdict = await startBenchServer('verdict')
@@ -38,7 +93,8 @@ async function main(): Promise<void> {
     console.log(row('reference: bare Fastify GET echo', ref))
     const config = await load({ url: `${base}/v1/config`, headers: { 'x-api-key': verdict.apiKey } })
     console.log(row('verdict: GET /v1/config', config))
-    console.log(`\nratio GET /v1/config / reference: ${(config.reqPerSec / ref.reqPerSec).toFixed(2)}`)
+    console.log(`ratio GET /v1/config / reference: ${(config.reqPerSec / ref.reqPerSec).toFixed(2)}\n`)
+    await scoreFigures(echo.port, verdict.port, verdict.apiKey)
   } finally {
     echo.stop()
     verdict.stop()

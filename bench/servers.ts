@@ -13,6 +13,7 @@ import { createTenant } from '../src/services/tenants.js'
 import { openStore } from '../src/store/index.js'
 import { systemClock } from '../src/util/clock.js'
 import { Hasher } from '../src/util/secrets.js'
+import { startBenchDns } from './dns.js'
 
 async function echo(): Promise<void> {
   const app = Fastify()
@@ -30,6 +31,29 @@ async function echo(): Promise<void> {
     async (req) => req.body,
   )
   app.get('/echo', async () => ({ ok: true }))
+  app.post(
+    '/echo-score',
+    {
+      schema: {
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['event'],
+          properties: {
+            event: { type: 'string', minLength: 1, maxLength: 64 },
+            user_id: { type: 'string', maxLength: 256 },
+            ip: { type: 'string', maxLength: 45 },
+            email: { type: 'string', maxLength: 320 },
+            device_id: { type: 'string', maxLength: 256 },
+            event_country: { type: 'string', maxLength: 8 },
+            timezone: { type: 'string', maxLength: 64 },
+            device: { type: 'object' },
+          },
+        },
+      },
+    },
+    async (req) => req.body,
+  )
   await app.listen({ port: 0, host: '127.0.0.1' })
   const addr = app.server.address()
   process.stdout.write(`READY ${typeof addr === 'object' && addr ? addr.port : 0} -\n`)
@@ -38,7 +62,8 @@ async function echo(): Promise<void> {
 async function verdict(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'verdict-bench-'))
   const store = await openStore({ kind: 'sqlite', file: join(dir, 'bench.db') })
-  const intel = await loadIntel()
+  const dns = await startBenchDns()
+  const intel = await loadIntel({ email: { mx: { servers: [dns.server] } } })
   const app = await buildApp({ store, clock: systemClock, hasher: new Hasher('bench-secret'), intel })
   const t = await createTenant(store, systemClock, {
     name: 'bench',

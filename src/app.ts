@@ -8,12 +8,15 @@ import { registerGuard } from './plugins/guard.js'
 import { registerOpenApi } from './plugins/openapi.js'
 import { registerCheckRoutes } from './routes/checks.js'
 import { registerConfigRoutes } from './routes/config.js'
+import { registerEventRoutes } from './routes/events.js'
 import { registerHealthRoutes } from './routes/health.js'
 import { registerIpRoutes } from './routes/ip.js'
 import { registerListRoutes } from './routes/lists.js'
 import { registerLookupRoutes } from './routes/lookups.js'
 import { registerOpenApiRoute } from './routes/openapi.js'
+import { registerScoreRoutes } from './routes/score.js'
 import type { App, RegisteredRoute } from './routes/types.js'
+import { GroupWriter } from './services/group-writer.js'
 import { RateLimiter } from './services/rate-limiter.js'
 import type { Store } from './store/index.js'
 import type { Clock } from './util/clock.js'
@@ -64,6 +67,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     hasher: opts.hasher,
     version,
     intel: opts.intel,
+    writer: new GroupWriter(opts.store.db),
   }
 
   // Every /v1 route needs a key unless it says otherwise. The table of routes feeds the security tests.
@@ -92,6 +96,8 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   registerListRoutes(app, deps)
   registerCheckRoutes(app, deps)
   registerLookupRoutes(app, deps)
+  registerScoreRoutes(app, deps)
+  registerEventRoutes(app, deps)
 
   await app.ready()
   return app

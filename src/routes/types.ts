@@ -10,6 +10,7 @@ import type {
 import { ApiError } from '../errors.js'
 import type { Intel } from '../intel/index.js'
 import type { Deps, TenantCtx } from '../services/context.js'
+import type { GroupWriter } from '../services/group-writer.js'
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -37,6 +38,7 @@ export interface HealthSource {
 export interface RouteDeps extends Deps {
   version: string
   intel: Intel
+  writer: GroupWriter
 }
 
 /** The tenant context of an authenticated request. */

@@ -3,8 +3,26 @@ import type { Db } from './db.js'
 export type ConfigSection = 'weights' | 'thresholds'
 export type Overrides = Record<ConfigSection, Record<string, number>>
 
+/** Overrides are read on every score; a short in-process cache spares the query. */
+const CACHE_MS = 2000
+
 export class ConfigStore {
+  private readonly cache = new Map<string, { at: number; value: Overrides }>()
+
   constructor(private readonly db: Db) {}
+
+  /**
+   * Cached overrides. Writes through this process invalidate at once; a change made by another process
+   * sharing the database shows within two seconds.
+   */
+  async cachedOverrides(tenantId: string, nowMs: number): Promise<Overrides> {
+    const hit = this.cache.get(tenantId)
+    if (hit && nowMs - hit.at >= 0 && nowMs - hit.at < CACHE_MS) return hit.value
+    const value = await this.overrides(tenantId)
+    if (this.cache.size > 10_000) this.cache.clear()
+    this.cache.set(tenantId, { at: nowMs, value })
+    return value
+  }
 
   async overrides(tenantId: string): Promise<Overrides> {
     const rows = await this.db.all<{ section: ConfigSection; key: string; value: number }>(
@@ -18,6 +36,7 @@ export class ConfigStore {
 
   /** Writes every override of the patch in one transaction. */
   async set(tenantId: string, patch: Overrides): Promise<void> {
+    this.cache.delete(tenantId)
     await this.db.tx(async (sql) => {
       for (const section of ['weights', 'thresholds'] as const) {
         for (const [key, value] of Object.entries(patch[section])) {
@@ -29,5 +48,6 @@ export class ConfigStore {
         }
       }
     })
+    this.cache.delete(tenantId)
   }
 }

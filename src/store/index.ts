@@ -1,5 +1,6 @@
 import { ConfigStore } from './config.js'
 import type { Db } from './db.js'
+import { EventStore } from './events.js'
 import { ListStore } from './lists.js'
 import { LookupStore } from './lookups.js'
 import { migrate } from './migrations.js'
@@ -19,6 +20,7 @@ export class Store {
   readonly usage: UsageStore
   readonly lookups: LookupStore
   readonly network: NetworkStore
+  readonly events: EventStore
 
   constructor(readonly db: Db) {
     this.tenants = new TenantStore(db)
@@ -27,6 +29,7 @@ export class Store {
     this.usage = new UsageStore(db)
     this.lookups = new LookupStore(db)
     this.network = new NetworkStore(db)
+    this.events = new EventStore(db)
   }
 
   close(): Promise<void> {

@@ -132,6 +132,14 @@ CREATE TABLE trap_hits (
 CREATE INDEX trap_hits_ip ON trap_hits (ip_hash, created_ms);
 `,
   },
+  {
+    version: 3,
+    name: 'covering index for IP velocity',
+    sql: `
+DROP INDEX events_ip;
+CREATE INDEX events_ip ON events (tenant_id, ip_hash, created_ms, user_id);
+`,
+  },
 ]
 
 function render(sql: string, dialect: Dialect): string {

@@ -31,6 +31,10 @@ const CASES: Record<string, SecurityCase> = {
   'POST /v1/batch/check/ip': { payload: { rows: [{ ip: '8.8.8.8' }] } },
   'POST /v1/batch/check/phone': { payload: { rows: [{ phone: '+442079460000' }] } },
   'GET /v1/lookups': {},
+  'POST /v1/score': { payload: { event: 'signup' } },
+  'POST /v1/batch/score': { payload: { rows: [{ event: 'signup' }] } },
+  'GET /v1/events': {},
+  'GET /v1/stats': {},
   'DELETE /v1/lists/:id': {
     url: '/v1/lists/1',
     foreign: async (h, a) => {

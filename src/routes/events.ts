@@ -1,0 +1,59 @@
+import { Type } from '@fastify/type-provider-typebox'
+import { Digits, errors, StrEnum, Strict } from '../schemas/common.js'
+import { eventStats, listEvents } from '../services/events.js'
+import { digits } from '../util/query.js'
+import { type App, type RouteDeps, tenantCtx } from './types.js'
+
+const EventsQuery = Strict({
+  limit: Type.Optional(Digits('page size, at most 200 (default 50)')),
+  offset: Type.Optional(Digits('events to skip')),
+  verdict: Type.Optional(StrEnum(['allow', 'review', 'block'] as const)),
+  event: Type.Optional(Type.String({ maxLength: 64, description: 'only events with this name' })),
+  q: Type.Optional(
+    Type.String({ maxLength: 256, description: 'substring of a user id or device fingerprint' }),
+  ),
+})
+
+const StatsQuery = Strict({
+  window_hours: Type.Optional(Digits('rolling window in hours, 1-8760 (default 24)')),
+})
+
+export function registerEventRoutes(app: App, deps: RouteDeps): void {
+  app.get(
+    '/v1/events',
+    {
+      schema: {
+        summary: 'Scored events, newest first (emailHash and emailDomain instead of a raw email)',
+        tags: ['events'],
+        querystring: EventsQuery,
+        response: errors(400, 401, 429),
+      },
+    },
+    async (request) => {
+      const q = request.query
+      return listEvents(tenantCtx(deps, request), {
+        limit: digits(q.limit, 'query.limit', { fallback: 50, min: 1, max: 200 }),
+        offset: digits(q.offset, 'query.offset', { fallback: 0 }),
+        ...(q.verdict ? { verdict: q.verdict } : {}),
+        ...(q.event ? { event: q.event } : {}),
+        ...(q.q ? { q: q.q } : {}),
+      })
+    },
+  )
+  app.get(
+    '/v1/stats',
+    {
+      schema: {
+        summary: 'Totals and average score per verdict and the top reason codes over a rolling window',
+        tags: ['events'],
+        querystring: StatsQuery,
+        response: errors(400, 401, 429),
+      },
+    },
+    async (request) =>
+      eventStats(
+        tenantCtx(deps, request),
+        digits(request.query.window_hours, 'query.window_hours', { fallback: 24, min: 1, max: 8760 }),
+      ),
+  )
+}

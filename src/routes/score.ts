@@ -1,0 +1,40 @@
+import { errors, NoQuery } from '../schemas/common.js'
+import { BatchScoreBody, BatchScoreResponse, ScoreRequest, ScoreResponse } from '../schemas/score.js'
+import { scoreBatch, scoreEvent } from '../services/score.js'
+import { type App, type RouteDeps, tenantCtx } from './types.js'
+
+export function registerScoreRoutes(app: App, deps: RouteDeps): void {
+  const ctx = (request: Parameters<typeof tenantCtx>[1]) => ({
+    ...tenantCtx(deps, request),
+    intel: deps.intel,
+    writer: deps.writer,
+  })
+  app.post(
+    '/v1/score',
+    {
+      schema: {
+        summary: 'Score an event: score 0-100, verdict, reason codes, evidence and an explanation',
+        description:
+          'Records the event (hashes and coarse attributes only); velocity history grows with each call.',
+        tags: ['score'],
+        querystring: NoQuery,
+        body: ScoreRequest,
+        response: { 200: ScoreResponse, ...errors(400, 401, 429, 500) },
+      },
+    },
+    async (request) => scoreEvent(ctx(request), request.body),
+  )
+  app.post(
+    '/v1/batch/score',
+    {
+      schema: {
+        summary: 'Score up to 1000 events in order; later rows see earlier rows',
+        tags: ['score', 'batch'],
+        querystring: NoQuery,
+        body: BatchScoreBody,
+        response: { 200: BatchScoreResponse, ...errors(400, 401, 429) },
+      },
+    },
+    async (request) => scoreBatch(ctx(request), request.body.rows),
+  )
+}

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto'
+import { VELOCITY_WINDOW_MS } from '../scoring/checks/velocity.js'
+import { score } from '../scoring/engine.js'
+import { templateExplanation } from '../scoring/explain.js'
+import type { Check, EngineResult } from '../scoring/types.js'
+import type { Sql } from '../store/db.js'
+import { mapLimit } from '../util/pool.js'
+import type { TenantCtx } from './context.js'
+import type { GroupWriter } from './group-writer.js'
+import type { IdentifierDeps } from './identifiers.js'
+import { consumeQuota } from './quota.js'
+import { deviceFlags, type PreparedEvent, prepareEvent, type ScoreBody } from './score-inputs.js'
+
+export interface ScoreDeps extends IdentifierDeps {
+  writer: GroupWriter
+}
+
+export type ScoreCtx = TenantCtx & ScoreDeps
+
+export interface ScoreResponse {
+  event_id: string
+  score: number
+  verdict: EngineResult['verdict']
+  reasons: string[]
+  reason_text: string
+  checks: Check[]
+  identity?: { email_canonical: string | null; email_is_aliased: boolean; email_alias_tricks: string[] }
+  warnings?: string[]
+}
+
+interface Scored {
+  id: string
+  prepared: PreparedEvent
+  result: EngineResult
+}
+
+/**
+ * Reads the history this event needs, runs the pure engine and records the event, all on the writer's
+ * transaction so the next event (of this batch or of a concurrent request) sees this one.
+ */
+async function scoreAndRecord(ctx: ScoreCtx, sql: Sql, p: PreparedEvent, now: number): Promise<Scored> {
+  const ipAccounts = p.ipHash
+    ? await ctx.store.events.ipAccounts(sql, ctx.tenant.id, p.ipHash, now - VELOCITY_WINDOW_MS, p.userId)
+    : null
+  const result = score({
+    config: p.config,
+    lists: p.lists,
+    eventCountry: p.body.event_country?.trim() || null,
+    ipCountry: p.body.ip_country?.trim() || null,
+    ip: p.ipSignals,
+    email: p.emailSignals,
+    device: deviceFlags(p),
+    timezone: p.timezone,
+    history: { ipAccounts },
+  })
+  const id = randomUUID()
+  await ctx.store.events.insert(sql, {
+    id,
+    tenantId: ctx.tenant.id,
+    createdMs: now,
+    event: p.body.event,
+    userId: p.userId,
+    deviceId: p.deviceId,
+    emailHash: p.emailHash,
+    emailDomain: p.email?.domain ?? null,
+    ipHash: p.ipHash,
+    ipPrefix: p.ip?.prefix ?? null,
+    asn: p.ip?.asn ?? null,
+    ipCountry: p.ip?.country ?? null,
+    phoneHash: p.phoneHash,
+    phoneCountry: p.phoneCountry,
+    score: result.score,
+    verdict: result.verdict,
+    reasons: result.reasons,
+    checks: JSON.stringify(result.checks),
+  })
+  return { id, prepared: p, result }
+}
+
+function respond(s: Scored): ScoreResponse {
+  const r = s.result
+  const out: ScoreResponse = {
+    event_id: s.id,
+    score: r.score,
+    verdict: r.verdict,
+    reasons: r.reasons,
+    reason_text: templateExplanation(r),
+    checks: r.checks,
+  }
+  const e = s.prepared.email
+  if (e)
+    out.identity = {
+      email_canonical: e.canonical,
+      email_is_aliased: e.isAliased,
+      email_alias_tricks: e.aliasTricks,
+    }
+  if (s.prepared.warnings.length) out.warnings = s.prepared.warnings
+  return out
+}
+
+export async function scoreEvent(ctx: ScoreCtx, body: ScoreBody): Promise<ScoreResponse> {
+  const prepared = await prepareEvent(ctx, body)
+  const scored = await ctx.writer.submit(async (sql) => {
+    const now = ctx.clock.now()
+    await consumeQuota(ctx, 1, sql)
+    return scoreAndRecord(ctx, sql, prepared, now)
+  })
+  return respond(scored)
+}
+
+/** Rows are scored and recorded in order in one transaction: later rows see earlier rows' history. */
+export async function scoreBatch(
+  ctx: ScoreCtx,
+  rows: readonly ScoreBody[],
+): Promise<{ results: ScoreResponse[] }> {
+  const overrides = await ctx.store.config.cachedOverrides(ctx.tenant.id, ctx.clock.now())
+  const prepared = await mapLimit(rows, 32, (row) => prepareEvent(ctx, row, overrides))
+  const scored = await ctx.writer.submit(async (sql) => {
+    const now = ctx.clock.now()
+    await consumeQuota(ctx, rows.length, sql)
+    const out: Scored[] = []
+    for (const p of prepared) out.push(await scoreAndRecord(ctx, sql, p, now))
+    return out
+  })
+  return { results: scored.map(respond) }
+}

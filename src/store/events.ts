@@ -1,0 +1,196 @@
+import type { Db, Param, Sql } from './db.js'
+
+/** What is stored of a scored event: hashes and coarse attributes, never a raw email, IP or phone. */
+export interface EventRecord {
+  id: string
+  tenantId: string
+  createdMs: number
+  event: string
+  userId: string | null
+  deviceId: string | null
+  emailHash: string | null
+  emailDomain: string | null
+  ipHash: string | null
+  ipPrefix: string | null
+  asn: number | null
+  ipCountry: string | null
+  phoneHash: string | null
+  phoneCountry: string | null
+  score: number
+  verdict: string
+  reasons: string[]
+  /** Fired checks as JSON (codes, weights, messages, evidence numbers). */
+  checks: string
+}
+
+interface Row {
+  id: string
+  tenant_id: string
+  created_ms: number
+  event: string
+  user_id: string | null
+  device_id: string | null
+  email_hash: string | null
+  email_domain: string | null
+  ip_hash: string | null
+  ip_prefix: string | null
+  asn: number | null
+  ip_country: string | null
+  phone_hash: string | null
+  phone_country: string | null
+  score: number
+  verdict: string
+  reasons: string
+  checks: string
+}
+
+const COLS =
+  'id, tenant_id, created_ms, event, user_id, device_id, email_hash, email_domain, ip_hash, ip_prefix, asn, ip_country, phone_hash, phone_country, score, verdict, reasons, checks'
+
+const toRecord = (r: Row): EventRecord => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  createdMs: Number(r.created_ms),
+  event: r.event,
+  userId: r.user_id,
+  deviceId: r.device_id,
+  emailHash: r.email_hash,
+  emailDomain: r.email_domain,
+  ipHash: r.ip_hash,
+  ipPrefix: r.ip_prefix,
+  asn: r.asn === null ? null : Number(r.asn),
+  ipCountry: r.ip_country,
+  phoneHash: r.phone_hash,
+  phoneCountry: r.phone_country,
+  score: Number(r.score),
+  verdict: r.verdict,
+  reasons: JSON.parse(r.reasons) as string[],
+  checks: r.checks,
+})
+
+export interface EventFilter {
+  limit: number
+  offset: number
+  verdict?: string
+  event?: string
+  /** Substring of a user id or device fingerprint, case-insensitive. */
+  q?: string
+}
+
+/** History counts stop here; config thresholds are bounded to 0-100. */
+export const ACCOUNT_COUNT_CAP = 100
+
+const likeEscape = (s: string) => s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)
+
+export class EventStore {
+  constructor(private readonly db: Db) {}
+
+  async insert(sql: Sql, e: EventRecord): Promise<void> {
+    await sql.run(
+      `INSERT INTO events (${COLS}) VALUES (${COLS.split(',')
+        .map(() => '?')
+        .join(', ')})`,
+      [
+        e.id,
+        e.tenantId,
+        e.createdMs,
+        e.event,
+        e.userId,
+        e.deviceId,
+        e.emailHash,
+        e.emailDomain,
+        e.ipHash,
+        e.ipPrefix,
+        e.asn,
+        e.ipCountry,
+        e.phoneHash,
+        e.phoneCountry,
+        e.score,
+        e.verdict,
+        JSON.stringify(e.reasons),
+        e.checks,
+      ],
+    )
+    // One row per distinct reason feeds the top-reasons statistics with a plain GROUP BY.
+    for (const reason of new Set(e.reasons)) {
+      await sql.run(
+        'INSERT INTO event_reasons (event_id, tenant_id, created_ms, reason) VALUES (?, ?, ?, ?)',
+        [e.id, e.tenantId, e.createdMs, reason],
+      )
+    }
+  }
+
+  /**
+   * Distinct accounts seen on an IP since `sinceMs`, counting `userId` (the event being scored)
+   * whether or not it was seen before. Counting stops at ACCOUNT_COUNT_CAP: every tier threshold is
+   * at most 100, so the cap never changes a verdict, and a hot IP costs a bounded scan.
+   */
+  async ipAccounts(
+    sql: Sql,
+    tenantId: string,
+    ipHash: string,
+    sinceMs: number,
+    userId: string | null,
+  ): Promise<number> {
+    const r = await sql.get<{ n: number; seen: number | null }>(
+      `SELECT COUNT(*) AS n, MAX(CASE WHEN user_id = ? THEN 1 ELSE 0 END) AS seen FROM (
+         SELECT DISTINCT user_id FROM events
+          WHERE tenant_id = ? AND ip_hash = ? AND created_ms > ? AND user_id IS NOT NULL
+          LIMIT ${ACCOUNT_COUNT_CAP}) AS recent`,
+      [userId ?? '', tenantId, ipHash, sinceMs],
+    )
+    const n = Number(r?.n ?? 0)
+    return Math.min(ACCOUNT_COUNT_CAP, userId !== null && Number(r?.seen ?? 0) !== 1 ? n + 1 : n)
+  }
+
+  async get(tenantId: string, id: string): Promise<EventRecord | undefined> {
+    const r = await this.db.get<Row>(`SELECT ${COLS} FROM events WHERE tenant_id = ? AND id = ?`, [
+      tenantId,
+      id,
+    ])
+    return r ? toRecord(r) : undefined
+  }
+
+  async list(tenantId: string, f: EventFilter): Promise<{ events: EventRecord[]; total: number }> {
+    const where = ['tenant_id = ?']
+    const params: Param[] = [tenantId]
+    if (f.verdict) {
+      where.push('verdict = ?')
+      params.push(f.verdict)
+    }
+    if (f.event) {
+      where.push('event = ?')
+      params.push(f.event)
+    }
+    if (f.q) {
+      where.push("(LOWER(user_id) LIKE ? ESCAPE '\\' OR LOWER(device_id) LIKE ? ESCAPE '\\')")
+      const pattern = `%${likeEscape(f.q)}%`
+      params.push(pattern, pattern)
+    }
+    const w = where.join(' AND ')
+    const rows = await this.db.all<Row>(
+      `SELECT ${COLS} FROM events WHERE ${w} ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?`,
+      [...params, f.limit, f.offset],
+    )
+    const total = await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM events WHERE ${w}`, params)
+    return { events: rows.map(toRecord), total: Number(total?.n ?? 0) }
+  }
+
+  async stats(tenantId: string, sinceMs: number, untilMs: number) {
+    const verdicts = await this.db.all<{ verdict: string; n: number; avg: number }>(
+      `SELECT verdict, COUNT(*) AS n, AVG(score) AS avg FROM events
+        WHERE tenant_id = ? AND created_ms > ? AND created_ms <= ? GROUP BY verdict`,
+      [tenantId, sinceMs, untilMs],
+    )
+    const reasons = await this.db.all<{ reason: string; n: number }>(
+      `SELECT reason, COUNT(*) AS n FROM event_reasons
+        WHERE tenant_id = ? AND created_ms > ? AND created_ms <= ?
+        GROUP BY reason ORDER BY COUNT(*) DESC, reason LIMIT 10`,
+      [tenantId, sinceMs, untilMs],
+    )
+    return {
+      verdicts: verdicts.map((v) => ({ verdict: v.verdict, count: Number(v.n), avgScore: Number(v.avg) })),
+      reasons: reasons.map((r) => ({ reason: r.reason, count: Number(r.n) })),
+    }
+  }
+}
