@@ -3,6 +3,7 @@
  * same run, against a bare Fastify echo server as the reference. Prints figures; asserts nothing.
  */
 import type autocannon from 'autocannon'
+import { benchAi } from './ai.js'
 import { benchEmailIntel } from './email-intel.js'
 import { type Figures, load, row, startBenchServer } from './http.js'
 import { benchIpIntel } from './ip-intel.js'
@@ -24,6 +25,8 @@ async function intelFigures(): Promise<void> {
   console.log(
     `  phone analysis   ${String(phone.checksPerSec).padStart(9)} checks/s   (load ${Math.round(phone.loadMs)} ms)`,
   )
+  const ai = await benchAi()
+  console.log(`  AI explanation   cache miss +${ai.missMs.toFixed(2)} ms (loopback provider), cache hit +${ai.hitMs.toFixed(3)} ms`)
   const start = await benchStartup()
   console.log(
     `  server start     ${start.startMs} ms to listening, RSS ${start.rssMb} MB with all data loaded`,

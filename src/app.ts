@@ -2,6 +2,7 @@ import { isIP } from 'node:net'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Ajv } from 'ajv'
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify'
+import { createExplainer, type Explainer } from './ai/index.js'
 import type { Intel } from './intel/index.js'
 import { formatValidation, registerErrorHandling } from './plugins/errors.js'
 import { registerGuard } from './plugins/guard.js'
@@ -38,6 +39,8 @@ export interface AppOptions {
   keylessRateLimit?: number
   logger?: FastifyServerOptions['logger']
   intel: Intel
+  /** The AI explanation layer; without one, reason_text stays templated. */
+  explainer?: Explainer
 }
 
 /** Builds the Fastify app with every route registered. No side effects: nothing listens, nothing is opened. */
@@ -68,6 +71,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     version,
     intel: opts.intel,
     writer: new GroupWriter(opts.store.db),
+    explainer: opts.explainer ?? createExplainer({}),
   }
 
   // Every /v1 route needs a key unless it says otherwise. The table of routes feeds the security tests.

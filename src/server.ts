@@ -1,3 +1,4 @@
+import { createExplainer } from './ai/index.js'
 import { buildApp } from './app.js'
 import { loadSettings } from './config/settings.js'
 import { feedStatus } from './intel/feeds/update.js'
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   })
   const app = await buildApp({
     intel,
+    explainer: createExplainer(process.env, { now: () => clock.now() }),
     store,
     clock,
     hasher: new Hasher(secret),

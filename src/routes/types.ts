@@ -7,6 +7,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify'
+import type { Explainer } from '../ai/index.js'
 import { ApiError } from '../errors.js'
 import type { Intel } from '../intel/index.js'
 import type { Deps, TenantCtx } from '../services/context.js'
@@ -39,6 +40,7 @@ export interface RouteDeps extends Deps {
   version: string
   intel: Intel
   writer: GroupWriter
+  explainer: Explainer
 }
 
 /** The tenant context of an authenticated request. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { Explainer, ExplanationInput } from '../ai/index.js'
 import { VELOCITY_WINDOW_MS } from '../scoring/checks/velocity.js'
 import { score } from '../scoring/engine.js'
 import { templateExplanation } from '../scoring/explain.js'
@@ -13,6 +14,7 @@ import { deviceFlags, type PreparedEvent, prepareEvent, type ScoreBody } from '.
 
 export interface ScoreDeps extends IdentifierDeps {
   writer: GroupWriter
+  explainer: Explainer
 }
 
 export type ScoreCtx = TenantCtx & ScoreDeps
@@ -98,6 +100,30 @@ function respond(s: Scored): ScoreResponse {
   return out
 }
 
+function explanationInput(s: Scored, text: string): ExplanationInput {
+  const t = s.prepared.config.thresholds
+  const r = s.result
+  return {
+    verdict: r.verdict,
+    score: r.score,
+    thresholds: { review: t.review, block: t.block },
+    checks: r.checks,
+    fallback: text,
+  }
+}
+
+/** Replaces the templated reason_text with the AI layer's when it answers in time; never touches the verdict. */
+async function explain(ctx: ScoreCtx, scored: Scored[], out: ScoreResponse[]): Promise<void> {
+  const explanations = await ctx.explainer.explainMany(
+    scored.map((s, i) => explanationInput(s, out[i]!.reason_text)),
+  )
+  explanations.forEach((e, i) => {
+    const o = out[i]!
+    o.reason_text = e.text
+    if (e.warning) o.warnings = [...(o.warnings ?? []), e.warning]
+  })
+}
+
 export async function scoreEvent(ctx: ScoreCtx, body: ScoreBody): Promise<ScoreResponse> {
   const prepared = await prepareEvent(ctx, body)
   const scored = await ctx.writer.submit(async (sql) => {
@@ -105,7 +131,9 @@ export async function scoreEvent(ctx: ScoreCtx, body: ScoreBody): Promise<ScoreR
     await consumeQuota(ctx, 1, sql)
     return scoreAndRecord(ctx, sql, prepared, now)
   })
-  return respond(scored)
+  const out = respond(scored)
+  await explain(ctx, [scored], [out])
+  return out
 }
 
 /** Rows are scored and recorded in order in one transaction: later rows see earlier rows' history. */
@@ -122,5 +150,7 @@ export async function scoreBatch(
     for (const p of prepared) out.push(await scoreAndRecord(ctx, sql, p, now))
     return out
   })
-  return { results: scored.map(respond) }
+  const results = scored.map(respond)
+  await explain(ctx, scored, results)
+  return { results }
 }
