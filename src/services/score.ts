@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Explainer, ExplanationInput } from '../ai/index.js'
 import { VELOCITY_WINDOW_MS } from '../scoring/checks/velocity.js'
 import { score } from '../scoring/engine.js'
@@ -6,6 +5,7 @@ import { templateExplanation } from '../scoring/explain.js'
 import type { Check, EngineResult } from '../scoring/types.js'
 import type { Sql } from '../store/db.js'
 import { mapLimit } from '../util/pool.js'
+import { uuidv7 } from '../util/uuid.js'
 import type { TenantCtx } from './context.js'
 import type { GroupWriter } from './group-writer.js'
 import type { IdentifierDeps } from './identifiers.js'
@@ -55,7 +55,7 @@ async function scoreAndRecord(ctx: ScoreCtx, sql: Sql, p: PreparedEvent, now: nu
     timezone: p.timezone,
     history: { ipAccounts },
   })
-  const id = randomUUID()
+  const id = uuidv7(now)
   await ctx.store.events.insert(sql, {
     id,
     tenantId: ctx.tenant.id,
