@@ -26,7 +26,9 @@ async function intelFigures(): Promise<void> {
     `  phone analysis   ${String(phone.checksPerSec).padStart(9)} checks/s   (load ${Math.round(phone.loadMs)} ms)`,
   )
   const ai = await benchAi()
-  console.log(`  AI explanation   cache miss +${ai.missMs.toFixed(2)} ms (loopback provider), cache hit +${ai.hitMs.toFixed(3)} ms`)
+  console.log(
+    `  AI explanation   cache miss +${ai.missMs.toFixed(2)} ms (loopback provider), cache hit +${ai.hitMs.toFixed(3)} ms`,
+  )
   const start = await benchStartup()
   console.log(
     `  server start     ${start.startMs} ms to listening, RSS ${start.rssMb} MB with all data loaded`,
