@@ -1,12 +1,14 @@
 // Builds dist/ with tsc when any TypeScript source is newer than the last build.
 // Lets `npm start` and `npx verdict` work on a fresh clone without a separate build step.
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const stamp = join(root, 'dist', '.tsbuildinfo')
+// The newest source time seen *before* the last successful build: a file saved while tsc was running
+// is newer than it, so the next call builds again (an output file's own mtime would hide that edit).
+const stamp = join(root, 'dist', '.source-stamp')
 
 function newest(dir) {
   let t = 0
@@ -19,7 +21,7 @@ function newest(dir) {
   return t
 }
 
-const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0
+const built = existsSync(stamp) ? Number(readFileSync(stamp, 'utf8')) : 0
 const sources = Math.max(
   newest(join(root, 'src')),
   newest(join(root, 'bench')),
@@ -35,4 +37,5 @@ if (sources > built) {
       cwd: root,
     },
   )
+  writeFileSync(stamp, String(sources))
 }

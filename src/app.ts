@@ -9,15 +9,20 @@ import { registerGuard } from './plugins/guard.js'
 import { registerOpenApi } from './plugins/openapi.js'
 import { registerCheckRoutes } from './routes/checks.js'
 import { registerConfigRoutes } from './routes/config.js'
+import { registerDeviceRoutes } from './routes/devices.js'
 import { registerEventRoutes } from './routes/events.js'
 import { registerHealthRoutes } from './routes/health.js'
 import { registerIpRoutes } from './routes/ip.js'
+import { registerLabelRoutes } from './routes/labels.js'
 import { registerListRoutes } from './routes/lists.js'
 import { registerLookupRoutes } from './routes/lookups.js'
 import { registerOpenApiRoute } from './routes/openapi.js'
+import { registerPrivacyRoutes } from './routes/privacy.js'
 import { registerScoreRoutes } from './routes/score.js'
+import { registerTrapRoutes } from './routes/traps.js'
 import type { App, RegisteredRoute } from './routes/types.js'
 import { GroupWriter } from './services/group-writer.js'
+import { AsnRates } from './services/network.js'
 import { RateLimiter } from './services/rate-limiter.js'
 import type { Store } from './store/index.js'
 import type { Clock } from './util/clock.js'
@@ -56,6 +61,8 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     },
     schemaErrorFormatter: formatValidation,
     requestIdHeader: false,
+    // Path parameters are bounded by their schemas (device ids up to 256 characters), not by the router.
+    maxParamLength: 1024,
     // Per-request access logs cost throughput on the scoring path; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>()
@@ -71,12 +78,14 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     version,
     intel: opts.intel,
     writer: new GroupWriter(opts.store.db),
+    asnRates: new AsnRates(),
     explainer: opts.explainer ?? createExplainer({}),
   }
 
   // Every /v1 route needs a key unless it says otherwise. The table of routes feeds the security tests.
   const routes: RegisteredRoute[] = []
   app.decorate('routeTable', routes)
+  app.decorate('jobs', { refreshAsnRates: () => deps.asnRates.refresh(opts.store, opts.clock.now()) })
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/v1/')) return
     route.config = { auth: 'key', ...route.config }
@@ -102,6 +111,10 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   registerLookupRoutes(app, deps)
   registerScoreRoutes(app, deps)
   registerEventRoutes(app, deps)
+  registerLabelRoutes(app, deps)
+  registerPrivacyRoutes(app, deps)
+  registerTrapRoutes(app, deps)
+  registerDeviceRoutes(app, deps)
 
   await app.ready()
   return app

@@ -55,6 +55,10 @@ async function main(): Promise<void> {
     logger: { level: settings.logLevel },
   })
   watchFeeds(intel, settings.feedsReloadMs, (msg) => app.log.info(msg))
+  const refreshAsn = () =>
+    app.jobs.refreshAsnRates().catch((err: Error) => app.log.warn(`ASN rates: ${err.message}`))
+  void refreshAsn()
+  setInterval(refreshAsn, 60_000).unref()
   const created = await bootstrapDefaultTenant(store, clock)
   if (created) {
     app.log.info(

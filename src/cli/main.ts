@@ -5,6 +5,7 @@ import { openStore, type Store } from '../store/index.js'
 import { systemClock } from '../util/clock.js'
 import { UsageError } from './errors.js'
 import { feeds } from './feeds.js'
+import { traps } from './traps.js'
 
 export const USAGE = `usage: verdict <command>
 
@@ -17,6 +18,7 @@ export const USAGE = `usage: verdict <command>
   feeds update [--only NAME,NAME]   download Tor/relay/VPN/proxy/datacenter feeds
   feeds import NAME FILE            load a feed from a file in its upstream format
   feeds status                      every reference-data source with its date and size
+  traps import FILE                 record abuse-trap hits, one IP[,TIME[,PATH]] per line
 
 Tenant and key commands use DATABASE_URL (default ./data/verdict.db); feed commands use
 VERDICT_FEEDS_DIR (default ./data/feeds). Results are JSON on stdout, progress on stderr.`
@@ -107,8 +109,15 @@ export async function main(
   let store: Store | undefined
   try {
     if (group === 'feeds') return await feeds(sub, rest, out, (line) => io.stderr.write(line))
-    if (group !== 'tenants' && group !== 'keys') throw new UsageError(`unknown command: ${group}`)
-    store = await openStore(loadSettings().storage)
+    if (group !== 'tenants' && group !== 'keys' && group !== 'traps')
+      throw new UsageError(`unknown command: ${group}`)
+    const settings = loadSettings()
+    store = await openStore(settings.storage)
+    if (group === 'traps') {
+      return await traps(sub, rest, store, settings.storage, settings.secret, out, (line) =>
+        io.stderr.write(line),
+      )
+    }
     if (group === 'tenants') await tenants(store, sub, rest, out)
     else await keys(store, sub, rest, out)
     return 0

@@ -8,6 +8,7 @@ export function registerScoreRoutes(app: App, deps: RouteDeps): void {
     ...tenantCtx(deps, request),
     intel: deps.intel,
     writer: deps.writer,
+    asnRates: deps.asnRates,
     explainer: deps.explainer,
   })
   app.post(

@@ -12,6 +12,7 @@ import { ApiError } from '../errors.js'
 import type { Intel } from '../intel/index.js'
 import type { Deps, TenantCtx } from '../services/context.js'
 import type { GroupWriter } from '../services/group-writer.js'
+import type { AsnRates } from '../services/network.js'
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -40,6 +41,7 @@ export interface RouteDeps extends Deps {
   version: string
   intel: Intel
   writer: GroupWriter
+  asnRates: AsnRates
   explainer: Explainer
 }
 

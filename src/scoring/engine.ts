@@ -1,7 +1,9 @@
+import { deviceReuse, deviceVelocity, sessionBehaviour } from './checks/device.js'
 import { deviceIntegrity } from './checks/device-integrity.js'
 import { emailRisk } from './checks/email-risk.js'
 import { ipRisk } from './checks/ip-risk.js'
 import { listChecks } from './checks/lists.js'
+import { networkRisk } from './checks/network.js'
 import { timezoneCheck } from './checks/timezone.js'
 import { velocity } from './checks/velocity.js'
 import type { CheckFamily, EngineInput, EngineResult, Verdict } from './types.js'
@@ -10,7 +12,17 @@ import type { CheckFamily, EngineInput, EngineResult, Verdict } from './types.js
  * Rule families in firing order. Later signal families (device reuse, session behaviour, the operator
  * network) are added to this list; each is a pure function of the engine input.
  */
-export const FAMILIES: readonly CheckFamily[] = [ipRisk, emailRisk, deviceIntegrity, timezoneCheck, velocity]
+export const FAMILIES: readonly CheckFamily[] = [
+  ipRisk,
+  emailRisk,
+  deviceIntegrity,
+  timezoneCheck,
+  velocity,
+  deviceReuse,
+  deviceVelocity,
+  sessionBehaviour,
+  networkRisk,
+]
 
 export function verdictFor(score: number, thresholds: { review: number; block: number }): Verdict {
   if (score >= thresholds.block) return 'block'

@@ -1,3 +1,4 @@
+import type { NetworkSignals } from './checks/network.js'
 import type { ScoringConfig } from './config.js'
 
 export type Verdict = 'allow' | 'review' | 'block'
@@ -64,10 +65,38 @@ export interface EmailSignals {
   mx: 'valid' | 'none' | 'unknown'
 }
 
+/** How an IP is classed on a device's timeline; relay hops never count toward session behaviour. */
+export type ConnectionClass = 'datacenter' | 'proxy' | 'relay' | 'residential'
+
+/** One point of a device's observation timeline (hashes and classes only). */
+export interface DevicePoint {
+  ms: number
+  ipHash: string | null
+  connection: ConnectionClass | null
+}
+
+/** What the tenant's history says about the event's resolved device; see docs/device-identity.md. */
+export interface DeviceHistory {
+  /** 1 = valid device token, 2 = fingerprint, 3 = neither (links nothing). */
+  rung: 1 | 2 | 3
+  /** Accounts counted for device reuse (token identity at rung 1, raw fingerprint otherwise), including this one. */
+  accounts: number
+  /** Accounts on this fingerprint and this network prefix, including this one. */
+  accountsSameNetwork: number
+  /** Events on the resolved device in the velocity window, including this one. */
+  recentEvents: number
+  /** This event's point. */
+  current: DevicePoint
+  /** Earlier observations of the resolved device, newest first. */
+  timeline: DevicePoint[]
+}
+
 /** Counts from the tenant's event history, each including the event being scored. */
 export interface HistorySignals {
   /** Distinct user ids seen from this IP within the velocity window. */
   ipAccounts: number | null
+  /** Device history; absent when the event carried neither a fingerprint nor a device token. */
+  device?: DeviceHistory | null
 }
 
 export interface ListMatch {
@@ -88,6 +117,8 @@ export interface EngineInput {
   /** Browser time zone and the countries that use it (null when unknown or country-less, like UTC). */
   timezone: { zone: string; countries: string[] | null } | null
   history: HistorySignals
+  /** Operator-network signals; absent when not gathered. */
+  network?: NetworkSignals
 }
 
 export interface EngineResult {

@@ -10,6 +10,7 @@ export function eventView(e: EventRecord) {
     event: e.event,
     userId: e.userId,
     deviceId: e.deviceId,
+    resolvedDeviceId: e.resolvedDeviceId,
     emailHash: e.emailHash,
     emailDomain: e.emailDomain,
     ipPrefix: e.ipPrefix,

@@ -3,6 +3,7 @@ import type { EmailAnalysis } from '../intel/email/index.js'
 import type { IpIntelResult } from '../intel/ip/index.js'
 import { parseIp } from '../intel/ip/normalize.js'
 import type { ScoreRequest } from '../schemas/score.js'
+import type { NetworkSignals } from '../scoring/checks/network.js'
 import type { ConfigOverrides, ScoringConfig } from '../scoring/config.js'
 import { effectiveConfig } from '../scoring/config.js'
 import { feedWarnings } from '../scoring/identifiers/ip.js'
@@ -10,7 +11,9 @@ import type { DeviceFlags, EmailSignals, IpSignals, ListMatch } from '../scoring
 import type { Overrides } from '../store/config.js'
 import type { ListType } from '../store/lists.js'
 import type { TenantCtx } from './context.js'
+import { type DeviceResolution, resolveDevice } from './device.js'
 import { emailKey, type IdentifierDeps, mxStatus } from './identifiers.js'
+import { type AsnRates, gatherNetwork, networkEntities } from './network.js'
 
 export type ScoreBody = Static<typeof ScoreRequest>
 
@@ -30,6 +33,9 @@ export interface PreparedEvent {
   timezone: { zone: string; countries: string[] | null } | null
   lists: ListMatch[]
   config: ScoringConfig
+  /** Device resolution (token, rung, identity); history is read later, on the write transaction. */
+  device: DeviceResolution
+  network: NetworkSignals
   warnings: string[]
 }
 
@@ -52,7 +58,7 @@ function ipSignals(ip: IpIntelResult): IpSignals {
   }
 }
 
-type Ctx = TenantCtx & IdentifierDeps
+type Ctx = TenantCtx & IdentifierDeps & { asnRates: AsnRates }
 
 /** Reference lookups (in memory), the MX lookup (cached DNS), list matches and the tenant config. */
 export async function prepareEvent(ctx: Ctx, body: ScoreBody, overrides?: Overrides): Promise<PreparedEvent> {
@@ -114,9 +120,20 @@ export async function prepareEvent(ctx: Ctx, body: ScoreBody, overrides?: Overri
   const zone = present(body.timezone)
   const timezone = zone ? { zone, countries: ctx.intel.timezoneCountries(zone) } : null
 
-  const [matches, stored] = await Promise.all([
+  const entities = networkEntities(ctx.hasher, { ipHash, emailHash, deviceId, userId })
+  const [matches, stored, device, network] = await Promise.all([
     ctx.store.lists.match(ctx.tenant.id, listKeys),
     overrides ? Promise.resolve(overrides) : ctx.store.config.cachedOverrides(ctx.tenant.id, ctx.clock.now()),
+    resolveDevice(ctx, { fingerprint: deviceId, token: present(body.device_token), ip }),
+    gatherNetwork(
+      ctx.store,
+      ctx.hasher,
+      ctx.asnRates,
+      ctx.tenant.id,
+      entities,
+      ip?.asn ?? null,
+      ctx.clock.now(),
+    ),
   ])
   return {
     body,
@@ -133,6 +150,8 @@ export async function prepareEvent(ctx: Ctx, body: ScoreBody, overrides?: Overri
     timezone,
     lists: matches.map((m) => ({ list: m.list, type: m.type })),
     config: effectiveConfig(stored as ConfigOverrides),
+    device,
+    network,
     warnings,
   }
 }

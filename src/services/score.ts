@@ -7,13 +7,16 @@ import type { Sql } from '../store/db.js'
 import { mapLimit } from '../util/pool.js'
 import { uuidv7 } from '../util/uuid.js'
 import type { TenantCtx } from './context.js'
+import { type DeviceProfile, deviceHistory, deviceProfile } from './device.js'
 import type { GroupWriter } from './group-writer.js'
 import type { IdentifierDeps } from './identifiers.js'
+import type { AsnRates } from './network.js'
 import { consumeQuota } from './quota.js'
 import { deviceFlags, type PreparedEvent, prepareEvent, type ScoreBody } from './score-inputs.js'
 
 export interface ScoreDeps extends IdentifierDeps {
   writer: GroupWriter
+  asnRates: AsnRates
   explainer: Explainer
 }
 
@@ -27,6 +30,8 @@ export interface ScoreResponse {
   reason_text: string
   checks: Check[]
   identity?: { email_canonical: string | null; email_is_aliased: boolean; email_alias_tricks: string[] }
+  device?: DeviceProfile
+  device_token?: string
   warnings?: string[]
 }
 
@@ -34,6 +39,8 @@ interface Scored {
   id: string
   prepared: PreparedEvent
   result: EngineResult
+  /** The device profile, when the event carried a fingerprint or a device token. */
+  device?: DeviceProfile
 }
 
 /**
@@ -44,6 +51,8 @@ async function scoreAndRecord(ctx: ScoreCtx, sql: Sql, p: PreparedEvent, now: nu
   const ipAccounts = p.ipHash
     ? await ctx.store.events.ipAccounts(sql, ctx.tenant.id, p.ipHash, now - VELOCITY_WINDOW_MS, p.userId)
     : null
+  const ipPrefix = p.ip?.prefix ?? null
+  const dev = await deviceHistory(ctx, sql, p.device, { userId: p.userId, ipHash: p.ipHash, ipPrefix }, now)
   const result = score({
     config: p.config,
     lists: p.lists,
@@ -53,7 +62,8 @@ async function scoreAndRecord(ctx: ScoreCtx, sql: Sql, p: PreparedEvent, now: nu
     email: p.emailSignals,
     device: deviceFlags(p),
     timezone: p.timezone,
-    history: { ipAccounts },
+    history: { ipAccounts, device: dev?.history ?? null },
+    network: p.network,
   })
   const id = uuidv7(now)
   await ctx.store.events.insert(sql, {
@@ -63,6 +73,7 @@ async function scoreAndRecord(ctx: ScoreCtx, sql: Sql, p: PreparedEvent, now: nu
     event: p.body.event,
     userId: p.userId,
     deviceId: p.deviceId,
+    resolvedDeviceId: dev ? p.device.resolvedId : null,
     emailHash: p.emailHash,
     emailDomain: p.email?.domain ?? null,
     ipHash: p.ipHash,
@@ -76,7 +87,26 @@ async function scoreAndRecord(ctx: ScoreCtx, sql: Sql, p: PreparedEvent, now: nu
     reasons: result.reasons,
     checks: JSON.stringify(result.checks),
   })
-  return { id, prepared: p, result }
+  if (!dev) return { id, prepared: p, result }
+  await ctx.store.devices.insertObservation(sql, {
+    tenantId: ctx.tenant.id,
+    eventId: id,
+    createdMs: now,
+    deviceId: p.deviceId,
+    resolvedId: p.device.resolvedId,
+    tokenId: p.device.tokenId,
+    rung: p.device.rung,
+    userId: p.userId,
+    ipHash: p.ipHash,
+    ipPrefix,
+    asn: p.ip?.asn ?? null,
+    country: p.ip?.country ?? null,
+    connectionType: p.device.connection,
+    platform: p.device.platform,
+    verdict: result.verdict,
+  })
+  const device = deviceProfile(p.device, dev, deviceFlags(p), p.ip, p.timezone?.zone ?? null)
+  return { id, prepared: p, result, device }
 }
 
 function respond(s: Scored): ScoreResponse {
@@ -96,6 +126,8 @@ function respond(s: Scored): ScoreResponse {
       email_is_aliased: e.isAliased,
       email_alias_tricks: e.aliasTricks,
     }
+  if (s.device) out.device = s.device
+  out.device_token = s.prepared.device.token
   if (s.prepared.warnings.length) out.warnings = s.prepared.warnings
   return out
 }

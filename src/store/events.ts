@@ -8,6 +8,8 @@ export interface EventRecord {
   event: string
   userId: string | null
   deviceId: string | null
+  /** The resolved device identity (token identity or fingerprint-derived), when the event carried a device. */
+  resolvedDeviceId: string | null
   emailHash: string | null
   emailDomain: string | null
   ipHash: string | null
@@ -30,6 +32,7 @@ interface Row {
   event: string
   user_id: string | null
   device_id: string | null
+  resolved_device_id: string | null
   email_hash: string | null
   email_domain: string | null
   ip_hash: string | null
@@ -45,7 +48,7 @@ interface Row {
 }
 
 const COLS =
-  'id, tenant_id, created_ms, event, user_id, device_id, email_hash, email_domain, ip_hash, ip_prefix, asn, ip_country, phone_hash, phone_country, score, verdict, reasons, checks'
+  'id, tenant_id, created_ms, event, user_id, device_id, resolved_device_id, email_hash, email_domain, ip_hash, ip_prefix, asn, ip_country, phone_hash, phone_country, score, verdict, reasons, checks'
 
 const toRecord = (r: Row): EventRecord => ({
   id: r.id,
@@ -54,6 +57,7 @@ const toRecord = (r: Row): EventRecord => ({
   event: r.event,
   userId: r.user_id,
   deviceId: r.device_id,
+  resolvedDeviceId: r.resolved_device_id,
   emailHash: r.email_hash,
   emailDomain: r.email_domain,
   ipHash: r.ip_hash,
@@ -97,6 +101,7 @@ export class EventStore {
         e.event,
         e.userId,
         e.deviceId,
+        e.resolvedDeviceId,
         e.emailHash,
         e.emailDomain,
         e.ipHash,

@@ -1,11 +1,13 @@
 import { ConfigStore } from './config.js'
 import type { Db } from './db.js'
+import { DeviceStore } from './devices.js'
 import { EventStore } from './events.js'
 import { ListStore } from './lists.js'
 import { LookupStore } from './lookups.js'
 import { migrate } from './migrations.js'
 import { NetworkStore } from './network.js'
 import { PostgresDb } from './postgres.js'
+import { PrivacyStore } from './privacy.js'
 import { SqliteDb } from './sqlite.js'
 import { TenantStore } from './tenants.js'
 import { UsageStore } from './usage.js'
@@ -21,6 +23,8 @@ export class Store {
   readonly lookups: LookupStore
   readonly network: NetworkStore
   readonly events: EventStore
+  readonly devices: DeviceStore
+  readonly privacy: PrivacyStore
 
   constructor(readonly db: Db) {
     this.tenants = new TenantStore(db)
@@ -30,6 +34,8 @@ export class Store {
     this.lookups = new LookupStore(db)
     this.network = new NetworkStore(db)
     this.events = new EventStore(db)
+    this.privacy = new PrivacyStore(db)
+    this.devices = new DeviceStore(db)
   }
 
   close(): Promise<void> {

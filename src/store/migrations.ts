@@ -140,6 +140,75 @@ DROP INDEX events_ip;
 CREATE INDEX events_ip ON events (tenant_id, ip_hash, created_ms, user_id);
 `,
   },
+  {
+    version: 4,
+    name: 'device observations, resolved device on events, collision rates',
+    sql: `
+ALTER TABLE events ADD COLUMN resolved_device_id TEXT;
+CREATE TABLE device_observations (
+  id {{SERIAL_PK}},
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  event_id TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+  created_ms BIGINT NOT NULL,
+  device_id TEXT,
+  resolved_id TEXT NOT NULL,
+  token_id TEXT NOT NULL,
+  rung INTEGER NOT NULL,
+  user_id TEXT,
+  ip_hash TEXT,
+  ip_prefix TEXT,
+  asn INTEGER,
+  country TEXT,
+  connection_type TEXT,
+  platform TEXT,
+  verdict TEXT NOT NULL
+);
+CREATE INDEX device_obs_fingerprint ON device_observations (tenant_id, device_id, created_ms);
+CREATE INDEX device_obs_token ON device_observations (tenant_id, token_id, created_ms);
+CREATE INDEX device_obs_resolved ON device_observations (tenant_id, resolved_id, created_ms);
+CREATE INDEX device_obs_event ON device_observations (event_id);
+CREATE INDEX device_obs_rung_time ON device_observations (rung, created_ms);
+CREATE TABLE device_collision_rates (
+  platform TEXT PRIMARY KEY,
+  fingerprints INTEGER NOT NULL,
+  collided INTEGER NOT NULL,
+  rate {{REAL}} NOT NULL,
+  measured_ms BIGINT NOT NULL
+);
+`,
+  },
+  {
+    version: 5,
+    name: 'labels and suppressions',
+    sql: `
+CREATE TABLE labels (
+  id {{SERIAL_PK}},
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  event_id TEXT,
+  label TEXT NOT NULL,
+  note TEXT,
+  email_hash TEXT,
+  ip_hash TEXT,
+  device_id TEXT,
+  user_id TEXT,
+  created_ms BIGINT NOT NULL
+);
+CREATE INDEX labels_tenant_event ON labels (tenant_id, event_id);
+CREATE INDEX labels_event ON labels (event_id);
+CREATE TABLE suppressions (
+  id {{SERIAL_PK}},
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  action TEXT NOT NULL,
+  entity_type TEXT NOT NULL,
+  value_hash TEXT NOT NULL,
+  event_id TEXT,
+  created_ms BIGINT NOT NULL
+);
+CREATE INDEX suppressions_tenant_time ON suppressions (tenant_id, created_ms);
+CREATE INDEX suppressions_value ON suppressions (tenant_id, value_hash);
+CREATE INDEX network_flags_tenant ON network_flags (tenant_id, entity_kind, value_hash);
+`,
+  },
 ]
 
 function render(sql: string, dialect: Dialect): string {

@@ -69,7 +69,12 @@ describe.each(['openai', 'anthropic'] as const)(
       }
       expect(prompt).toContain('datacenter_ip')
       // The same pattern from other people costs no provider call.
-      await score({ ...risky, user_id: 'someone-else', email: 'other.person+x@yopmail.com' })
+      await score({
+        ...risky,
+        user_id: 'someone-else',
+        email: 'other.person+x@yopmail.com',
+        device_id: 'fp-other-person',
+      })
       expect(fake.requests).toHaveLength(1)
       const health = (await h.app.inject({ url: '/v1/health' })).json()
       expect(health.ai).toMatchObject({ configured: true, provider: protocol })

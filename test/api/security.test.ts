@@ -35,6 +35,22 @@ const CASES: Record<string, SecurityCase> = {
   'POST /v1/batch/score': { payload: { rows: [{ event: 'signup' }] } },
   'GET /v1/events': {},
   'GET /v1/stats': {},
+  'POST /v1/label': {
+    payload: { label: 'fraud', entities: { ip: '192.0.2.1' } },
+    foreign: async (h, a) => {
+      const ev = await h.app.inject({
+        method: 'POST',
+        url: '/v1/score',
+        headers: a.headers,
+        payload: { event: 'signup' },
+      })
+      return { payload: { label: 'fraud', event_id: ev.json().event_id } }
+    },
+  },
+  'POST /v1/subject': { payload: { user_id: 'someone' } },
+  'POST /v1/forget': { payload: { user_id: 'someone' } },
+  'GET /v1/suppressions': {},
+  'GET /v1/device/:deviceId/observations': { url: '/v1/device/fp-1/observations' },
   'DELETE /v1/lists/:id': {
     url: '/v1/lists/1',
     foreign: async (h, a) => {
@@ -118,6 +134,23 @@ describe('security matrix', () => {
       const res = await request(route, b.headers, { ...c, ...target })
       expect(res.statusCode, route).toBe(404)
       expect(res.json().error).toBeTypeOf('string')
+    }
+  })
+
+  it("shows one tenant nothing of another tenant's device observations", async () => {
+    const scored = await h.app.inject({
+      method: 'POST',
+      url: '/v1/score',
+      headers: a.headers,
+      payload: { event: 'login', device_id: 'fp-victim', ip: '73.162.10.20' },
+    })
+    const resolved = scored.json().device.resolved_id as string
+    for (const id of ['fp-victim', resolved]) {
+      const own = await h.app.inject({ url: `/v1/device/${id}/observations`, headers: a.headers })
+      expect(own.json().observations).toHaveLength(1)
+      const res = await h.app.inject({ url: `/v1/device/${id}/observations`, headers: b.headers })
+      expect(res.statusCode).toBe(200)
+      expect(res.json().observations).toEqual([])
     }
   })
 

@@ -1,0 +1,259 @@
+import type { IpIntelResult } from '../intel/ip/index.js'
+import { VELOCITY_WINDOW_MS } from '../scoring/checks/velocity.js'
+import type { ConnectionClass, DeviceFlags, DeviceHistory } from '../scoring/types.js'
+import type { Sql } from '../store/db.js'
+import { ALL_TRAFFIC, type CollisionRate, type DeviceHistoryRows } from '../store/devices.js'
+import type { Store } from '../store/index.js'
+import type { Clock } from '../util/clock.js'
+import type { Hasher } from '../util/secrets.js'
+import type { TenantCtx } from './context.js'
+import { newDeviceIdentity, signDeviceToken, type TokenRejection, verifyDeviceToken } from './device-token.js'
+
+/** Collision risk of a valid token: only a copied cookie makes it cover a second person. */
+export const TOKEN_COLLISION_RISK = 0.001
+/** Used at rung 2 until the job has measured enough traffic. */
+export const PRIOR_COLLISION_RISK = 0.1
+/** Fingerprints (replayed with a valid token) a platform needs before its rate is trusted. */
+export const COLLISION_MIN_SAMPLE = 50
+/** Observations the collision job looks back over. */
+export const COLLISION_WINDOW_MS = 90 * 24 * 3600_000
+/** Timeline fetched for session behaviour: sessions longer than this are cut here. */
+export const TIMELINE_WINDOW_MS = 24 * 3600_000
+
+/** How the event's device was resolved, decided before the write (no history needed). */
+export interface DeviceResolution {
+  /** Whether the event carried a fingerprint or a device token: only then is it observed. */
+  observed: boolean
+  fingerprint: string | null
+  rung: 1 | 2 | 3
+  resolvedId: string
+  /** The identity carried by the token this response returns. */
+  tokenId: string
+  /** The freshly signed token for the response. */
+  token: string
+  tokenRejected: TokenRejection | null
+  connection: ConnectionClass | null
+  /** `os/browser` once the beacon reports them; null until then. */
+  platform: string | null
+  collisionRisk: number
+  riskMeasured: boolean
+}
+
+export function connectionClass(ip: IpIntelResult | null): ConnectionClass | null {
+  if (!ip) return null
+  if (ip.isPrivacyRelay) return 'relay'
+  if (ip.isDatacenter) return 'datacenter'
+  if (ip.isProxy || ip.isVpn || ip.isTor) return 'proxy'
+  return 'residential'
+}
+
+/** The rung-2 identity: derived from the fingerprint within the tenant, so it is stable across networks. */
+export function fingerprintIdentity(hasher: Hasher, tenantId: string, fingerprint: string): string {
+  return `fp_${hasher.mac('device-resolve', `${tenantId}\u0000${fingerprint}`).subarray(0, 16).toString('base64url')}`
+}
+
+/** Measured risk for the platform when the job has one, else the all-traffic average, else the prior. */
+export function collisionRiskFor(
+  rates: Map<string, CollisionRate>,
+  rung: 1 | 2 | 3,
+  platform: string | null,
+): { risk: number; measured: boolean } {
+  if (rung === 1) return { risk: TOKEN_COLLISION_RISK, measured: false }
+  if (rung === 3) return { risk: 0, measured: false }
+  const own = platform ? rates.get(platform) : undefined
+  if (own) return { risk: own.rate, measured: true }
+  const all = rates.get(ALL_TRAFFIC)
+  return { risk: all ? all.rate : PRIOR_COLLISION_RISK, measured: false }
+}
+
+/**
+ * Rung 1 when a valid token of this tenant is replayed, else rung 2 on the fingerprint, else rung 3 (a
+ * fresh identity that links nothing). A rejected token falls through to the lower rungs. Every call
+ * gets a freshly signed token: for the token's identity at rung 1, for a new identity otherwise.
+ */
+export async function resolveDevice(
+  ctx: TenantCtx,
+  input: { fingerprint: string | null; token: string | null; ip: IpIntelResult | null },
+): Promise<DeviceResolution> {
+  const now = ctx.clock.now()
+  let rung: 1 | 2 | 3 = 3
+  let tokenRejected: TokenRejection | null = null
+  let identity: string | null = null
+  if (input.token !== null) {
+    const check = verifyDeviceToken(ctx.hasher, ctx.tenant.id, input.token, now)
+    if (check.ok) {
+      identity = check.identity
+      rung = 1
+    } else tokenRejected = check.reason
+  }
+  const tokenId = identity ?? newDeviceIdentity()
+  let resolvedId = tokenId
+  if (rung !== 1 && input.fingerprint !== null) {
+    rung = 2
+    resolvedId = fingerprintIdentity(ctx.hasher, ctx.tenant.id, input.fingerprint)
+  }
+  const platform = null
+  const rates = rung === 2 ? await ctx.store.devices.cachedRates(now) : new Map<string, CollisionRate>()
+  const { risk, measured } = collisionRiskFor(rates, rung, platform)
+  return {
+    observed: input.fingerprint !== null || input.token !== null,
+    fingerprint: input.fingerprint,
+    rung,
+    resolvedId,
+    tokenId,
+    token: signDeviceToken(ctx.hasher, ctx.tenant.id, tokenId, now),
+    tokenRejected,
+    connection: connectionClass(input.ip),
+    platform,
+    collisionRisk: risk,
+    riskMeasured: measured,
+  }
+}
+
+export interface DeviceFacts {
+  history: DeviceHistory
+  rows: DeviceHistoryRows
+}
+
+/** Reads the device history of one event on the writer's transaction (two statements). */
+export async function deviceHistory(
+  ctx: TenantCtx,
+  sql: Sql,
+  d: DeviceResolution,
+  event: { userId: string | null; ipHash: string | null; ipPrefix: string | null },
+  now: number,
+): Promise<DeviceFacts | null> {
+  if (!d.observed) return null
+  const current = { ms: now, ipHash: event.ipHash, connection: d.connection }
+  if (d.rung === 3) {
+    const rows: DeviceHistoryRows = {
+      fingerprintAccounts: 0,
+      fingerprintNetworkAccounts: 0,
+      deviceAccounts: event.userId ? 1 : 0,
+      deviceIps: event.ipHash ? 1 : 0,
+      timeline: [],
+    }
+    const history: DeviceHistory = {
+      rung: 3,
+      accounts: rows.deviceAccounts,
+      accountsSameNetwork: 0,
+      recentEvents: 1,
+      current,
+      timeline: [],
+    }
+    return { history, rows }
+  }
+  const key =
+    d.rung === 1
+      ? { column: 'token_id' as const, value: d.tokenId }
+      : { column: 'device_id' as const, value: d.fingerprint! }
+  const rows = await ctx.store.devices.history(sql, {
+    tenantId: ctx.tenant.id,
+    fingerprint: d.fingerprint,
+    key,
+    userId: event.userId,
+    ipHash: event.ipHash,
+    ipPrefix: event.ipPrefix,
+    sinceMs: now - TIMELINE_WINDOW_MS,
+  })
+  const recent = rows.timeline.filter((p) => p.ms > now - VELOCITY_WINDOW_MS).length
+  const history: DeviceHistory = {
+    rung: d.rung,
+    accounts: d.rung === 1 ? rows.deviceAccounts : rows.fingerprintAccounts,
+    accountsSameNetwork: rows.fingerprintNetworkAccounts,
+    recentEvents: recent + 1,
+    current,
+    timeline: rows.timeline,
+  }
+  return { history, rows }
+}
+
+const INTEGRITY_FLAGS = [
+  'is_headless',
+  'ua_consistent',
+  'is_emulated',
+  'is_noise_injected',
+  'is_tampered',
+  'is_context_mismatch',
+  'is_engine_mismatch',
+  'is_os_mismatch',
+] as const
+
+export type DeviceProfile = Record<string, string | number | boolean | null>
+
+/** The response's `device` object. */
+export function deviceProfile(
+  d: DeviceResolution,
+  facts: DeviceFacts,
+  flags: DeviceFlags | null,
+  ip: IpIntelResult | null,
+  timezone: string | null,
+): DeviceProfile {
+  const r = facts.rows
+  const out: DeviceProfile = {
+    id: d.fingerprint,
+    resolved_id: d.resolvedId,
+    resolution: d.rung === 1 ? 'deterministic' : 'probabilistic',
+    resolution_rung: d.rung,
+    collision_risk: d.collisionRisk,
+    risk_measured: d.riskMeasured,
+    token_rejected: d.tokenRejected,
+    account_count: d.fingerprint ? r.fingerprintAccounts : r.deviceAccounts,
+    account_count_same_network: r.fingerprintNetworkAccounts,
+    distinct_ips: r.deviceIps,
+    unique: r.deviceIps <= 1,
+    connection_type: ip ? (ip.isDatacenter && !ip.isPrivacyRelay ? 'datacenter' : 'residential') : null,
+    os: null,
+    browser: null,
+    mobile: null,
+  }
+  for (const f of INTEGRITY_FLAGS) out[f] = flags?.[f] ?? null
+  out['timezone'] = timezone
+  out['ja4'] = false
+  out['ja4_known_tool'] = null
+  return out
+}
+
+export interface CollisionMeasurement {
+  rates: CollisionRate[]
+  /** Fingerprints in the whole sample, measured or not. */
+  sample: number
+}
+
+/**
+ * The background job: for each platform, the share of fingerprints replayed with a valid token that
+ * turned out to carry two or more token identities. Platforms under `minSample` fingerprints get no
+ * rate of their own (scoring falls back to the all-traffic average, which needs the same sample).
+ */
+export async function measureCollisionRisk(
+  store: Store,
+  clock: Clock,
+  options: { minSample?: number; windowMs?: number } = {},
+): Promise<CollisionMeasurement> {
+  const minSample = options.minSample ?? COLLISION_MIN_SAMPLE
+  const now = clock.now()
+  const groups = await store.devices.measureCollisions(now - (options.windowMs ?? COLLISION_WINDOW_MS))
+  const rate = (collided: number, fingerprints: number) =>
+    Math.round((collided / fingerprints) * 10_000) / 10_000
+  const rates: CollisionRate[] = []
+  let fingerprints = 0
+  let collided = 0
+  for (const g of groups) {
+    fingerprints += g.fingerprints
+    collided += g.collided
+    if (g.platform !== '' && g.fingerprints >= minSample) {
+      rates.push({ ...g, rate: rate(g.collided, g.fingerprints), measuredMs: now })
+    }
+  }
+  if (fingerprints >= minSample) {
+    rates.push({
+      platform: ALL_TRAFFIC,
+      fingerprints,
+      collided,
+      rate: rate(collided, fingerprints),
+      measuredMs: now,
+    })
+  }
+  await store.devices.saveRates(rates, now)
+  return { rates, sample: fingerprints }
+}

@@ -1,0 +1,149 @@
+import { badRequest } from '../errors.js'
+import { parseIp } from '../intel/ip/normalize.js'
+import type { SubjectKeys } from '../store/privacy.js'
+import type { EntityKind } from '../util/secrets.js'
+import type { TenantCtx } from './context.js'
+import { emailKey, type IdentifierDeps } from './identifiers.js'
+import { suppressionHash } from './network.js'
+
+export interface SubjectBody {
+  email?: string
+  phone?: string
+  ip?: string
+  device_id?: string
+  user_id?: string
+  limit?: number
+}
+
+type Ctx = TenantCtx & IdentifierDeps
+
+/** Tables erasure writes to; reclaimed afterwards so the freed bytes leave the storage. */
+export const ERASED_TABLES = ['events', 'event_reasons', 'lookups', 'list_entries', 'labels'] as const
+
+/**
+ * The stored forms of a subject's identifiers. Email goes through the same canonicaliser as every
+ * write, so any alias spelling reaches rows written for any other spelling of the mailbox.
+ */
+export function subjectKeys(
+  ctx: Ctx,
+  body: SubjectBody,
+): { keys: SubjectKeys; entities: { kind: EntityKind; valueHash: string }[] } {
+  const keys: SubjectKeys = {}
+  const entities: { kind: EntityKind; valueHash: string }[] = []
+  if (body.email !== undefined) {
+    const a = ctx.intel.email.analyze(body.email)
+    keys.emailHash = ctx.hasher.entity('email', emailKey(a, body.email).key)
+    entities.push({ kind: 'email', valueHash: keys.emailHash })
+  }
+  if (body.phone !== undefined) {
+    const p = ctx.intel.phone.analyze(body.phone)
+    keys.phoneHash = ctx.hasher.entity('phone', p.e164 ?? body.phone.replace(/[^\d+]/g, ''))
+    entities.push({ kind: 'phone', valueHash: keys.phoneHash })
+  }
+  if (body.ip !== undefined) {
+    const ip = parseIp(body.ip)
+    if (!ip) throw badRequest('body.ip is not a valid IP address')
+    keys.ipHash = ctx.hasher.entity('ip', ip.ip)
+    entities.push({ kind: 'ip', valueHash: keys.ipHash })
+  }
+  if (body.device_id !== undefined) {
+    keys.deviceId = body.device_id
+    entities.push({ kind: 'device', valueHash: ctx.hasher.entity('device', body.device_id) })
+  }
+  if (body.user_id !== undefined) {
+    keys.userId = body.user_id
+    entities.push({ kind: 'user', valueHash: ctx.hasher.entity('user', body.user_id) })
+  }
+  if (entities.length === 0) throw badRequest('send at least one of email, phone, ip, device_id, user_id')
+  return { keys, entities }
+}
+
+export async function exportSubject(ctx: Ctx, body: SubjectBody) {
+  const { keys } = subjectKeys(ctx, body)
+  const limit = body.limit ?? 1000
+  const x = await ctx.store.privacy.export(ctx.tenant.id, keys, limit)
+  return {
+    counts: {
+      events: x.eventCount,
+      lookups: x.lookupCount,
+      list_entries: x.listEntries.length,
+      labels: x.labels.length,
+    },
+    events: x.events.map((e) => ({
+      id: e['id'],
+      createdMs: Number(e['created_ms']),
+      event: e['event'],
+      userId: e['user_id'],
+      deviceId: e['device_id'],
+      emailHash: e['email_hash'],
+      emailDomain: e['email_domain'],
+      ipPrefix: e['ip_prefix'],
+      asn: e['asn'] === null ? null : Number(e['asn']),
+      ipCountry: e['ip_country'],
+      phoneHash: e['phone_hash'],
+      phoneCountry: e['phone_country'],
+      score: Number(e['score']),
+      verdict: e['verdict'],
+      reasons: JSON.parse(String(e['reasons'])) as string[],
+    })),
+    lookups: x.lookups.map((l) => ({
+      id: String(l['id']),
+      kind: l['kind'],
+      hint: l['hint'],
+      valueHash: l['value_hash'],
+      fraudScore: Number(l['fraud_score']),
+      createdMs: Number(l['created_ms']),
+    })),
+    list_entries: x.listEntries.map((e) => ({
+      id: String(e['id']),
+      list: e['list'],
+      type: e['type'],
+      hint: e['hint'],
+      createdMs: Number(e['created_ms']),
+    })),
+    labels: x.labels.map((l) => ({
+      id: String(l.id),
+      eventId: l.eventId,
+      label: l.label,
+      note: l.note,
+      createdMs: l.createdMs,
+    })),
+  }
+}
+
+/**
+ * Erasure: deletes every matching row of the tenant and writes one `forget` suppression per identifier
+ * in one transaction, then makes the storage give the bytes back (see docs/privacy.md).
+ */
+export async function forgetSubject(ctx: Ctx, body: SubjectBody) {
+  const { keys, entities } = subjectKeys(ctx, body)
+  const now = ctx.clock.now()
+  const deleted = await ctx.store.db.tx(async (sql) => {
+    const counts = await ctx.store.privacy.erase(sql, ctx.tenant.id, keys)
+    await ctx.store.privacy.addSuppressions(
+      sql,
+      ctx.tenant.id,
+      entities.map((e) => ({
+        action: 'forget' as const,
+        entityType: e.kind,
+        valueHash: suppressionHash(ctx.hasher, e),
+        eventId: null,
+        createdMs: now,
+      })),
+    )
+    return counts
+  })
+  let storage: 'reclaimed' | 'pending' = 'reclaimed'
+  try {
+    await ctx.store.db.reclaim(ERASED_TABLES)
+  } catch {
+    // A long-running reader held the WAL; the rows are gone from every query and the next erasure
+    // or checkpoint reclaims the space.
+    storage = 'pending'
+  }
+  return { deleted, suppressions: entities.length, storage }
+}
+
+export async function listSuppressions(ctx: TenantCtx, limit: number) {
+  return { suppressions: await ctx.store.privacy.suppressions(ctx.tenant.id, limit), limit }
+}

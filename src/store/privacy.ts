@@ -1,0 +1,229 @@
+import type { Db, Param, Sql } from './db.js'
+
+export type SuppressionAction = 'forget' | 'legit'
+
+export interface Suppression {
+  action: SuppressionAction
+  entityType: string
+  /** One-way hash, keyed apart from the storage hashes so erasure leaves no storage hash behind. */
+  valueHash: string
+  eventId: string | null
+  createdMs: number
+}
+
+export interface LabelRecord {
+  id: number
+  eventId: string | null
+  label: string
+  note: string | null
+  emailHash: string | null
+  ipHash: string | null
+  deviceId: string | null
+  userId: string | null
+  createdMs: number
+}
+
+interface LabelRow {
+  id: number
+  event_id: string | null
+  label: string
+  note: string | null
+  email_hash: string | null
+  ip_hash: string | null
+  device_id: string | null
+  user_id: string | null
+  created_ms: number
+}
+
+const toLabel = (r: LabelRow): LabelRecord => ({
+  id: Number(r.id),
+  eventId: r.event_id,
+  label: r.label,
+  note: r.note,
+  emailHash: r.email_hash,
+  ipHash: r.ip_hash,
+  deviceId: r.device_id,
+  userId: r.user_id,
+  createdMs: Number(r.created_ms),
+})
+
+/** The identifiers of one data subject, in their stored forms. */
+export interface SubjectKeys {
+  emailHash?: string
+  ipHash?: string
+  phoneHash?: string
+  deviceId?: string
+  userId?: string
+}
+
+/** `(col = ? OR col = ?)` over the keys present; the same matcher serves export and erasure. */
+function matcher(
+  keys: SubjectKeys,
+  cols: Partial<Record<keyof SubjectKeys, string>>,
+): { where: string; params: Param[] } {
+  const parts: string[] = []
+  const params: Param[] = []
+  for (const [k, col] of Object.entries(cols) as [keyof SubjectKeys, string][]) {
+    const v = keys[k]
+    if (v === undefined) continue
+    parts.push(`${col} = ?`)
+    params.push(v)
+  }
+  return { where: parts.length ? `(${parts.join(' OR ')})` : '(1 = 0)', params }
+}
+
+export const EVENT_COLS = {
+  emailHash: 'email_hash',
+  ipHash: 'ip_hash',
+  phoneHash: 'phone_hash',
+  deviceId: 'device_id',
+  userId: 'user_id',
+}
+const LABEL_COLS = { emailHash: 'email_hash', ipHash: 'ip_hash', deviceId: 'device_id', userId: 'user_id' }
+
+export class PrivacyStore {
+  constructor(private readonly db: Db) {}
+
+  async addLabel(sql: Sql, tenantId: string, l: Omit<LabelRecord, 'id'>): Promise<number> {
+    const row = await sql.get<{ id: number }>(
+      `INSERT INTO labels (tenant_id, event_id, label, note, email_hash, ip_hash, device_id, user_id, created_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      [tenantId, l.eventId, l.label, l.note, l.emailHash, l.ipHash, l.deviceId, l.userId, l.createdMs],
+    )
+    return Number(row?.id)
+  }
+
+  async addSuppressions(sql: Sql, tenantId: string, rows: readonly Suppression[]): Promise<void> {
+    for (const s of rows) {
+      await sql.run(
+        'INSERT INTO suppressions (tenant_id, action, entity_type, value_hash, event_id, created_ms) VALUES (?, ?, ?, ?, ?, ?)',
+        [tenantId, s.action, s.entityType, s.valueHash, s.eventId, s.createdMs],
+      )
+    }
+  }
+
+  async suppressions(tenantId: string, limit: number): Promise<Suppression[]> {
+    const rows = await this.db.all<{
+      action: SuppressionAction
+      entity_type: string
+      value_hash: string
+      event_id: string | null
+      created_ms: number
+    }>(
+      `SELECT action, entity_type, value_hash, event_id, created_ms FROM suppressions WHERE tenant_id = ?
+        ORDER BY created_ms DESC, id DESC LIMIT ?`,
+      [tenantId, limit],
+    )
+    return rows.map((r) => ({
+      action: r.action,
+      entityType: r.entity_type,
+      valueHash: r.value_hash,
+      eventId: r.event_id,
+      createdMs: Number(r.created_ms),
+    }))
+  }
+
+  /** Which of these suppression hashes this tenant holds. */
+  async suppressed(tenantId: string, hashes: readonly string[]): Promise<Set<string>> {
+    if (hashes.length === 0) return new Set()
+    const rows = await this.db.all<{ value_hash: string }>(
+      `SELECT DISTINCT value_hash FROM suppressions WHERE tenant_id = ? AND value_hash IN (${hashes.map(() => '?').join(', ')})`,
+      [tenantId, ...hashes],
+    )
+    return new Set(rows.map((r) => r.value_hash))
+  }
+
+  /** Everything of the tenant that holds one of the identifiers, up to `limit` rows per kind. */
+  async export(tenantId: string, keys: SubjectKeys, limit: number) {
+    const ev = matcher(keys, EVENT_COLS)
+    const events = await this.db.all<Record<string, unknown>>(
+      `SELECT id, created_ms, event, user_id, device_id, email_hash, email_domain, ip_prefix, asn, ip_country, phone_hash,
+              phone_country, score, verdict, reasons FROM events WHERE tenant_id = ? AND ${ev.where}
+        ORDER BY created_ms DESC LIMIT ?`,
+      [tenantId, ...ev.params, limit],
+    )
+    const eventCount = await this.count(
+      `SELECT COUNT(*) AS n FROM events WHERE tenant_id = ? AND ${ev.where}`,
+      [tenantId, ...ev.params],
+    )
+    const hashes = [keys.emailHash, keys.ipHash, keys.phoneHash].filter((h): h is string => h !== undefined)
+    const inHashes = hashes.length ? `value_hash IN (${hashes.map(() => '?').join(', ')})` : '1 = 0'
+    const lookups = await this.db.all<Record<string, unknown>>(
+      `SELECT id, kind, value_hash, hint, fraud_score, created_ms FROM lookups WHERE tenant_id = ? AND ${inHashes}
+        ORDER BY created_ms DESC LIMIT ?`,
+      [tenantId, ...hashes, limit],
+    )
+    const lookupCount = await this.count(
+      `SELECT COUNT(*) AS n FROM lookups WHERE tenant_id = ? AND ${inHashes}`,
+      [tenantId, ...hashes],
+    )
+    const le = this.listMatcher(keys)
+    const listEntries = await this.db.all<Record<string, unknown>>(
+      `SELECT id, list, type, hint, created_ms FROM list_entries WHERE tenant_id = ? AND ${le.where} ORDER BY id DESC LIMIT ?`,
+      [tenantId, ...le.params, limit],
+    )
+    const lb = this.labelMatcher(keys)
+    const labels = (
+      await this.db.all<LabelRow>(
+        `SELECT id, event_id, label, note, email_hash, ip_hash, device_id, user_id, created_ms FROM labels
+          WHERE tenant_id = ? AND ${lb.where} ORDER BY created_ms DESC LIMIT ?`,
+        [tenantId, ...lb.params, limit],
+      )
+    ).map(toLabel)
+    return { events, eventCount, lookups, lookupCount, listEntries, labels }
+  }
+
+  /** Deletes every row of the tenant that holds one of the identifiers; returns counts per kind. */
+  async erase(sql: Sql, tenantId: string, keys: SubjectKeys): Promise<Record<string, number>> {
+    const lb = this.labelMatcher(keys)
+    const labels = await sql.run(`DELETE FROM labels WHERE tenant_id = ? AND ${lb.where}`, [
+      tenantId,
+      ...lb.params,
+    ])
+    const ev = matcher(keys, EVENT_COLS)
+    await sql.run(
+      `DELETE FROM event_reasons WHERE event_id IN (SELECT id FROM events WHERE tenant_id = ? AND ${ev.where})`,
+      [tenantId, ...ev.params],
+    )
+    const events = await sql.run(`DELETE FROM events WHERE tenant_id = ? AND ${ev.where}`, [
+      tenantId,
+      ...ev.params,
+    ])
+    const hashes = [keys.emailHash, keys.ipHash, keys.phoneHash].filter((h): h is string => h !== undefined)
+    const lookups = hashes.length
+      ? await sql.run(
+          `DELETE FROM lookups WHERE tenant_id = ? AND value_hash IN (${hashes.map(() => '?').join(', ')})`,
+          [tenantId, ...hashes],
+        )
+      : 0
+    const le = this.listMatcher(keys)
+    const listEntries = await sql.run(`DELETE FROM list_entries WHERE tenant_id = ? AND ${le.where}`, [
+      tenantId,
+      ...le.params,
+    ])
+    return { events, lookups, listEntries, labels }
+  }
+
+  private labelMatcher(keys: SubjectKeys) {
+    return matcher(keys, LABEL_COLS)
+  }
+
+  private listMatcher(keys: SubjectKeys): { where: string; params: Param[] } {
+    const parts: string[] = []
+    const params: Param[] = []
+    const add = (type: string, v: string | undefined) => {
+      if (v === undefined) return
+      parts.push('(type = ? AND value_key = ?)')
+      params.push(type, v)
+    }
+    add('email', keys.emailHash)
+    add('ip', keys.ipHash)
+    add('device', keys.deviceId)
+    add('user', keys.userId)
+    return { where: parts.length ? `(${parts.join(' OR ')})` : '(1 = 0)', params }
+  }
+
+  private async count(sqlText: string, params: Param[]): Promise<number> {
+    return Number((await this.db.get<{ n: number }>(sqlText, params))?.n ?? 0)
+  }
+}
