@@ -161,4 +161,76 @@ describe('security matrix', () => {
       expect(res.statusCode, route).toBe(200)
     }
   })
+
+  it("lets tenant B read, label, delete or erase nothing of tenant A's", async () => {
+    const A_USER = 'isolation-user-aaaa'
+    const A_DEVICE = 'isolation-device-aaaa'
+    const ev = await h.app.inject({
+      method: 'POST',
+      url: '/v1/score',
+      headers: a.headers,
+      payload: {
+        event: 'isolation-event',
+        user_id: A_USER,
+        device_id: A_DEVICE,
+        email: 'iso.a@example.com',
+        ip: '73.162.10.20',
+      },
+    })
+    const eventId: string = ev.json().event_id
+    await h.app.inject({
+      method: 'POST',
+      url: '/v1/check/email',
+      headers: a.headers,
+      payload: { email: 'iso.a@example.com' },
+    })
+    await h.app.inject({
+      method: 'PUT',
+      url: '/v1/config',
+      headers: a.headers,
+      payload: { weights: { datacenterIp: 77 } },
+    })
+    await h.app.inject({
+      method: 'POST',
+      url: '/v1/lists',
+      headers: a.headers,
+      payload: { list: 'block', type: 'user', value: A_USER },
+    })
+    await h.app.inject({
+      method: 'POST',
+      url: '/v1/label',
+      headers: a.headers,
+      payload: { label: 'legit', event_id: eventId },
+    })
+    const emailHash = h.hasher.entity('email', 'iso.a@example.com')
+    const markers = [A_USER, A_DEVICE, eventId, emailHash, 'isolation-event', '"datacenterIp":77']
+    for (const r of keyedRoutes().filter((x) => x.startsWith('GET '))) {
+      const c = CASES[r]!
+      const url = (c.url ?? r.slice(4)).replace(':deviceId', A_DEVICE)
+      const res = await h.app.inject({ url, headers: b.headers })
+      expect(res.statusCode, r).toBe(200)
+      for (const m of markers) expect(res.body.includes(m), `${r} leaks ${m}`).toBe(false)
+    }
+    const subject = await h.app.inject({
+      method: 'POST',
+      url: '/v1/subject',
+      headers: b.headers,
+      payload: { user_id: A_USER },
+    })
+    for (const m of markers) expect(subject.body.includes(m), `subject leaks ${m}`).toBe(false)
+    const forget = await h.app.inject({
+      method: 'POST',
+      url: '/v1/forget',
+      headers: b.headers,
+      payload: { user_id: A_USER, email: 'iso.a@example.com' },
+    })
+    expect(Object.values(forget.json().deleted).every((n) => n === 0)).toBe(true)
+    const stillThere = await h.app.inject({
+      method: 'POST',
+      url: '/v1/subject',
+      headers: a.headers,
+      payload: { user_id: A_USER },
+    })
+    expect(stillThere.json().counts.events).toBe(1)
+  })
 })
