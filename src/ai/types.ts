@@ -1,15 +1,10 @@
-/** One fired check as the score engine produces it (src/scoring/types.ts has the same shape as `Check`). */
-export interface ExplainCheck {
-  check: string
-  key: string
-  weight: number
-  reason: string
-  message: string
-  evidence: Record<string, string | number | boolean | null | string[]>
-}
+import type { Check, Verdict } from '../scoring/types.js'
+
+/** One fired check, exactly as the score engine produces it. */
+export type ExplainCheck = Check
 
 export interface ExplanationInput {
-  verdict: 'allow' | 'review' | 'block'
+  verdict: Verdict
   score: number
   thresholds: { review: number; block: number }
   checks: ExplainCheck[]
