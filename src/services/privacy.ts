@@ -18,7 +18,14 @@ export interface SubjectBody {
 type Ctx = TenantCtx & IdentifierDeps
 
 /** Tables erasure writes to; reclaimed afterwards so the freed bytes leave the storage. */
-export const ERASED_TABLES = ['events', 'event_reasons', 'lookups', 'list_entries', 'labels'] as const
+export const ERASED_TABLES = [
+  'events',
+  'event_reasons',
+  'lookups',
+  'list_entries',
+  'labels',
+  'device_observations',
+] as const
 
 /**
  * The stored forms of a subject's identifiers. Email goes through the same canonicaliser as every
@@ -68,6 +75,8 @@ export async function exportSubject(ctx: Ctx, body: SubjectBody) {
       lookups: x.lookupCount,
       list_entries: x.listEntries.length,
       labels: x.labels.length,
+      device_observations: x.observationCount,
+      devices: x.devices.length,
     },
     events: x.events.map((e) => ({
       id: e['id'],
@@ -100,6 +109,26 @@ export async function exportSubject(ctx: Ctx, body: SubjectBody) {
       type: e['type'],
       hint: e['hint'],
       createdMs: Number(e['created_ms']),
+    })),
+    device_observations: x.observations.map((o) => ({
+      eventId: o['event_id'],
+      createdMs: Number(o['created_ms']),
+      deviceId: o['device_id'],
+      resolvedId: o['resolved_id'],
+      rung: Number(o['rung']),
+      ipPrefix: o['ip_prefix'],
+      asn: o['asn'] === null ? null : Number(o['asn']),
+      country: o['country'],
+      connectionType: o['connection_type'],
+      verdict: o['verdict'],
+    })),
+    devices: x.devices.map((d) => ({
+      resolvedId: d['resolved_id'],
+      firstSeenMs: Number(d['first_seen_ms']),
+      lastSeenMs: Number(d['last_seen_ms']),
+      observations: Number(d['observations']),
+      distinctIps: Number(d['distinct_ips']),
+      accounts: Number(d['accounts']),
     })),
     labels: x.labels.map((l) => ({
       id: String(l.id),

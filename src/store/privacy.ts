@@ -170,7 +170,34 @@ export class PrivacyStore {
         [tenantId, ...lb.params, limit],
       )
     ).map(toLabel)
-    return { events, eventCount, lookups, lookupCount, listEntries, labels }
+    const ob = this.observationMatcher(tenantId, keys)
+    const observations = await this.db.all<Record<string, unknown>>(
+      `SELECT event_id, created_ms, device_id, resolved_id, rung, ip_prefix, asn, country, connection_type, verdict
+         FROM device_observations WHERE tenant_id = ? AND ${ob.where} ORDER BY created_ms DESC LIMIT ?`,
+      [tenantId, ...ob.params, limit],
+    )
+    const observationCount = await this.count(
+      `SELECT COUNT(*) AS n FROM device_observations WHERE tenant_id = ? AND ${ob.where}`,
+      [tenantId, ...ob.params],
+    )
+    // The device profile as we hold it: one row per resolved identity the person was seen on.
+    const devices = await this.db.all<Record<string, unknown>>(
+      `SELECT resolved_id, MIN(created_ms) AS first_seen_ms, MAX(created_ms) AS last_seen_ms, COUNT(*) AS observations,
+              COUNT(DISTINCT ip_hash) AS distinct_ips, COUNT(DISTINCT user_id) AS accounts
+         FROM device_observations WHERE tenant_id = ? AND ${ob.where} GROUP BY resolved_id ORDER BY MAX(created_ms) DESC LIMIT ?`,
+      [tenantId, ...ob.params, limit],
+    )
+    return {
+      events,
+      eventCount,
+      lookups,
+      lookupCount,
+      listEntries,
+      labels,
+      observations,
+      observationCount,
+      devices,
+    }
   }
 
   /** Deletes every row of the tenant that holds one of the identifiers; returns counts per kind. */
@@ -180,6 +207,11 @@ export class PrivacyStore {
       tenantId,
       ...lb.params,
     ])
+    const ob = this.observationMatcher(tenantId, keys)
+    const observations = await sql.run(
+      `DELETE FROM device_observations WHERE tenant_id = ? AND ${ob.where}`,
+      [tenantId, ...ob.params],
+    )
     const ev = matcher(keys, EVENT_COLS)
     await sql.run(
       `DELETE FROM event_reasons WHERE event_id IN (SELECT id FROM events WHERE tenant_id = ? AND ${ev.where})`,
@@ -201,7 +233,17 @@ export class PrivacyStore {
       tenantId,
       ...le.params,
     ])
-    return { events, lookups, listEntries, labels }
+    return { events, lookups, listEntries, labels, observations }
+  }
+
+  /** Observations of the person: their own identifiers, or any of their events. */
+  private observationMatcher(tenantId: string, keys: SubjectKeys): { where: string; params: Param[] } {
+    const own = matcher(keys, { ipHash: 'ip_hash', deviceId: 'device_id', userId: 'user_id' })
+    const ev = matcher(keys, EVENT_COLS)
+    return {
+      where: `(${own.where} OR event_id IN (SELECT id FROM events WHERE tenant_id = ? AND ${ev.where}))`,
+      params: [...own.params, tenantId, ...ev.params],
+    }
   }
 
   private labelMatcher(keys: SubjectKeys) {

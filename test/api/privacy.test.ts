@@ -19,6 +19,7 @@ const post = (url: string, payload: object, headers = t.headers) =>
 describe('POST /v1/subject and /v1/forget', () => {
   const USER = 'zz-distinctive-user-8812'
   const EMAIL = 'Quentin.Xylophone+shop@gmail.com'
+  const DEVICE = 'fp-distinctive-device-7731'
 
   async function seed(withLabel = true) {
     for (let i = 0; i < 3; i++) {
@@ -28,6 +29,7 @@ describe('POST /v1/subject and /v1/forget', () => {
         email: EMAIL,
         ip: '73.162.10.20',
         phone: '+44 20 7946 0777',
+        device_id: DEVICE,
       })
     }
     await post('/v1/score', { event: 'login', user_id: 'someone-else', email: 'other@example.com' })
@@ -44,7 +46,20 @@ describe('POST /v1/subject and /v1/forget', () => {
     const res = await post('/v1/subject', { email: 'quentinxylophone@googlemail.com' })
     expect(res.statusCode).toBe(200)
     const body = res.json()
-    expect(body.counts).toEqual({ events: 3, lookups: 1, list_entries: 1, labels: 1 })
+    expect(body.counts).toEqual({
+      events: 3,
+      lookups: 1,
+      list_entries: 1,
+      labels: 1,
+      device_observations: 3,
+      devices: 1,
+    })
+    expect(body.device_observations[0]).toMatchObject({
+      deviceId: DEVICE,
+      ipPrefix: '73.162.10.0/24',
+      rung: 2,
+    })
+    expect(body.devices[0]).toMatchObject({ observations: 3, distinctIps: 1, accounts: 1 })
     expect(body.events[0]).toMatchObject({ userId: USER, emailDomain: 'gmail.com' })
     expect(JSON.stringify(body)).not.toContain('Quentin')
     const byUser = (await post('/v1/subject', { user_id: USER, limit: 2 })).json()
@@ -70,18 +85,22 @@ describe('POST /v1/subject and /v1/forget', () => {
     // (tested below); here the label carries the entity locally only.
     await seed(false)
     const emailHash = h.hasher.entity('email', 'quentinxylophone@gmail.com')
-    const res = await post('/v1/forget', { email: 'QUENTINXYLOPHONE+other@googlemail.com', user_id: USER })
+    const res = await post('/v1/forget', {
+      email: 'QUENTINXYLOPHONE+other@googlemail.com',
+      user_id: USER,
+      device_id: DEVICE,
+    })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({
-      deleted: { events: 3, lookups: 1, listEntries: 2, labels: 1 },
-      suppressions: 2,
+      deleted: { events: 3, lookups: 1, listEntries: 2, labels: 1, observations: 3 },
+      suppressions: 3,
       storage: 'reclaimed',
     })
     const files = readdirSync(h.dir).filter((f) => f.startsWith('verdict.db'))
     expect(files).toContain('verdict.db')
     for (const f of files) {
       const bytes = readFileSync(join(h.dir, f))
-      for (const needle of [USER, 'quentin', 'Quentin', 'xylophone', emailHash]) {
+      for (const needle of [USER, DEVICE, 'quentin', 'Quentin', 'xylophone', emailHash]) {
         expect(bytes.includes(Buffer.from(needle)), `${needle} in ${f}`).toBe(false)
       }
     }
@@ -92,12 +111,16 @@ describe('POST /v1/subject and /v1/forget', () => {
       lookups: 0,
       list_entries: 0,
       labels: 0,
+      device_observations: 0,
+      devices: 0,
     })
+    const obs = (await h.app.inject({ url: `/v1/device/${DEVICE}/observations`, headers: t.headers })).json()
+    expect(obs.observations).toEqual([])
     expect((await h.app.inject({ url: '/v1/events', headers: t.headers })).json().total).toBe(1)
     const sup = (await h.app.inject({ url: '/v1/suppressions', headers: t.headers })).json().suppressions
     expect(
       sup.map((s: { action: string; entityType: string }) => `${s.action}:${s.entityType}`).sort(),
-    ).toEqual(['forget:email', 'forget:user'])
+    ).toEqual(['forget:device', 'forget:email', 'forget:user'])
   })
 
   it('never scrubs the shared network: a contributed fraud flag stays after erasure', async () => {
@@ -112,7 +135,7 @@ describe('POST /v1/subject and /v1/forget', () => {
     await seed()
     const other = await h.tenant()
     const res = await post('/v1/forget', { user_id: USER, email: EMAIL }, other.headers)
-    expect(res.json().deleted).toEqual({ events: 0, lookups: 0, listEntries: 0, labels: 0 })
+    expect(res.json().deleted).toEqual({ events: 0, lookups: 0, listEntries: 0, labels: 0, observations: 0 })
     expect((await post('/v1/subject', { user_id: USER })).json().counts.events).toBe(3)
   })
 })
