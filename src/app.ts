@@ -62,7 +62,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     schemaErrorFormatter: formatValidation,
     requestIdHeader: false,
     // Path parameters are bounded by their schemas (device ids up to 256 characters), not by the router.
-    maxParamLength: 1024,
+    routerOptions: { maxParamLength: 1024 },
     // Per-request access logs cost throughput on the scoring path; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>()

@@ -57,8 +57,8 @@ export interface CollisionRate {
   measuredMs: number
 }
 
-/** Timeline rows fetched per event; far above every threshold that reads them. */
-export const TIMELINE_LIMIT = 500
+/** Timeline rows fetched per event: above every threshold that reads them (config values stop at 100). */
+export const TIMELINE_LIMIT = 120
 export const ALL_TRAFFIC = '*'
 
 const OBS_COLS =
