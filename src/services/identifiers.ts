@@ -34,6 +34,10 @@ export function emailKey(a: EmailAnalysis, raw: string): { key: string; hint: st
   return { key: raw.trim().toLowerCase(), hint: 'malformed address' }
 }
 
+/** The key a phone is hashed under everywhere: E.164 when it parses, else its digits and `+`. */
+export const phoneKey = (p: { e164: string | null }, raw: string): string =>
+  p.e164 ?? raw.replace(/[^\d+]/g, '')
+
 /**
  * Mail-server status of a parsed address. Well-known providers obviously receive mail, which spares a
  * DNS round trip for most traffic; everything else asks DNS (cached, with a deadline).
@@ -76,7 +80,7 @@ export async function evaluatePhone(
   country?: string,
 ): Promise<Evaluated<PhoneResult, 'phone'>> {
   const p = deps.intel.phone.analyze(raw, country)
-  const key = p.e164 ?? raw.replace(/[^\d+]/g, '')
+  const key = phoneKey(p, raw)
   const valueHash = deps.hasher.entity('phone', key)
   const rep = await deps.store.network.reputation('phone', valueHash, deps.clock.now())
   const r = phoneResult(p, rep, deps.intel.phone.disposableKnown)

@@ -3,7 +3,7 @@ import { parseIp } from '../intel/ip/normalize.js'
 import type { SubjectKeys } from '../store/privacy.js'
 import type { EntityKind } from '../util/secrets.js'
 import type { TenantCtx } from './context.js'
-import { emailKey, type IdentifierDeps } from './identifiers.js'
+import { emailKey, type IdentifierDeps, phoneKey } from './identifiers.js'
 import { suppressionHash } from './network.js'
 
 export interface SubjectBody {
@@ -44,7 +44,7 @@ export function subjectKeys(
   }
   if (body.phone !== undefined) {
     const p = ctx.intel.phone.analyze(body.phone)
-    keys.phoneHash = ctx.hasher.entity('phone', p.e164 ?? body.phone.replace(/[^\d+]/g, ''))
+    keys.phoneHash = ctx.hasher.entity('phone', phoneKey(p, body.phone))
     entities.push({ kind: 'phone', valueHash: keys.phoneHash })
   }
   if (body.ip !== undefined) {

@@ -12,7 +12,7 @@ import type { Overrides } from '../store/config.js'
 import type { ListType } from '../store/lists.js'
 import type { TenantCtx } from './context.js'
 import { type DeviceResolution, resolveDevice } from './device.js'
-import { emailKey, type IdentifierDeps, mxStatus } from './identifiers.js'
+import { emailKey, type IdentifierDeps, mxStatus, phoneKey } from './identifiers.js'
 import { type AsnRates, gatherNetwork, networkEntities } from './network.js'
 
 export type ScoreBody = Static<typeof ScoreRequest>
@@ -113,7 +113,7 @@ export async function prepareEvent(ctx: Ctx, body: ScoreBody, overrides?: Overri
   const rawPhone = present(body.phone)
   if (rawPhone) {
     const p = ctx.intel.phone.analyze(rawPhone, present(body.phone_country) ?? undefined)
-    phoneHash = ctx.hasher.entity('phone', p.e164 ?? rawPhone.replace(/[^\d+]/g, ''))
+    phoneHash = ctx.hasher.entity('phone', phoneKey(p, rawPhone))
     phoneCountry = p.country ?? present(body.phone_country)?.toUpperCase() ?? null
   }
 

@@ -126,23 +126,14 @@ export class NetworkStore {
   }
 
   async reputation(kind: EntityKind, valueHash: string, nowMs: number): Promise<Reputation> {
-    const flags = await this.db.get<{ operators: number }>(
-      'SELECT COUNT(DISTINCT tenant_id) AS operators FROM network_flags WHERE entity_kind = ? AND value_hash = ? AND created_ms >= ?',
-      [kind, valueHash, nowMs - NETWORK_WINDOW_MS],
-    )
-    const operators = Number(flags?.operators ?? 0)
-    let honeypot = 0
-    if (kind === 'ip') {
-      const hits = await this.db.get<{ n: number }>(
-        'SELECT COUNT(*) AS n FROM trap_hits WHERE ip_hash = ? AND created_ms >= ?',
-        [valueHash, nowMs - TRAP_WINDOW_MS],
-      )
-      honeypot = Number(hits?.n ?? 0)
-    }
+    const [flags, honeypot] = await Promise.all([
+      this.flaggedBy([{ kind, valueHash }], nowMs),
+      kind === 'ip' ? this.trapHits(valueHash, nowMs) : Promise.resolve(0),
+    ])
     return {
-      recent_abuse: operators > 0 || honeypot > 0,
-      network_risk: networkWeight(operators) / 40,
-      network_operators: operators,
+      recent_abuse: flags.operators > 0 || honeypot > 0,
+      network_risk: networkWeight(flags.operators) / 40,
+      network_operators: flags.operators,
       honeypot_hits: honeypot,
     }
   }
