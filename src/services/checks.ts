@@ -2,7 +2,7 @@ import { badRequest } from '../errors.js'
 import type { EmailResult } from '../scoring/identifiers/email.js'
 import type { IpResult } from '../scoring/identifiers/ip.js'
 import type { PhoneResult } from '../scoring/identifiers/phone.js'
-import type { LookupKind } from '../store/lookups.js'
+import type { LookupKind, LookupRecord } from '../store/lookups.js'
 import type { Reputation } from '../store/network.js'
 import { mapLimit } from '../util/pool.js'
 import type { TenantCtx } from './context.js'
@@ -121,20 +121,23 @@ export async function checkCombined(
   return out
 }
 
+/** A recorded check as listings show it: masked hint and hash only. */
+export const lookupView = (l: LookupRecord) => ({
+  id: String(l.id),
+  kind: l.kind,
+  hint: l.hint,
+  valueHash: l.valueHash,
+  fraudScore: l.fraudScore,
+  createdMs: l.createdMs,
+})
+
 export async function listLookups(
   ctx: TenantCtx,
   opts: { limit: number; offset: number; kind?: LookupKind },
 ) {
   const { lookups, total } = await ctx.store.lookups.list(ctx.tenant.id, opts)
   return {
-    lookups: lookups.map((l) => ({
-      id: String(l.id),
-      kind: l.kind,
-      hint: l.hint,
-      valueHash: l.valueHash,
-      fraudScore: l.fraudScore,
-      createdMs: l.createdMs,
-    })),
+    lookups: lookups.map(lookupView),
     total,
     limit: opts.limit,
     offset: opts.offset,

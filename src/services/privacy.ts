@@ -2,7 +2,9 @@ import { badRequest } from '../errors.js'
 import { parseIp } from '../intel/ip/normalize.js'
 import type { SubjectKeys } from '../store/privacy.js'
 import type { EntityKind } from '../util/secrets.js'
+import { lookupView } from './checks.js'
 import type { TenantCtx } from './context.js'
+import { eventView } from './events.js'
 import { emailKey, type IdentifierDeps, phoneKey } from './identifiers.js'
 import { suppressionHash } from './network.js'
 
@@ -78,31 +80,8 @@ export async function exportSubject(ctx: Ctx, body: SubjectBody) {
       device_observations: x.observationCount,
       devices: x.devices.length,
     },
-    events: x.events.map((e) => ({
-      id: e['id'],
-      createdMs: Number(e['created_ms']),
-      event: e['event'],
-      userId: e['user_id'],
-      deviceId: e['device_id'],
-      emailHash: e['email_hash'],
-      emailDomain: e['email_domain'],
-      ipPrefix: e['ip_prefix'],
-      asn: e['asn'] === null ? null : Number(e['asn']),
-      ipCountry: e['ip_country'],
-      phoneHash: e['phone_hash'],
-      phoneCountry: e['phone_country'],
-      score: Number(e['score']),
-      verdict: e['verdict'],
-      reasons: JSON.parse(String(e['reasons'])) as string[],
-    })),
-    lookups: x.lookups.map((l) => ({
-      id: String(l['id']),
-      kind: l['kind'],
-      hint: l['hint'],
-      valueHash: l['value_hash'],
-      fraudScore: Number(l['fraud_score']),
-      createdMs: Number(l['created_ms']),
-    })),
+    events: x.events.map(eventView),
+    lookups: x.lookups.map(lookupView),
     list_entries: x.listEntries.map((e) => ({
       id: String(e['id']),
       list: e['list'],

@@ -25,7 +25,7 @@ export interface EventRecord {
   checks: string
 }
 
-interface Row {
+export interface EventRow {
   id: string
   tenant_id: string
   created_ms: number
@@ -47,10 +47,10 @@ interface Row {
   checks: string
 }
 
-const COLS =
+export const EVENT_COLUMNS =
   'id, tenant_id, created_ms, event, user_id, device_id, resolved_device_id, email_hash, email_domain, ip_hash, ip_prefix, asn, ip_country, phone_hash, phone_country, score, verdict, reasons, checks'
 
-const toRecord = (r: Row): EventRecord => ({
+export const toEventRecord = (r: EventRow): EventRecord => ({
   id: r.id,
   tenantId: r.tenant_id,
   createdMs: Number(r.created_ms),
@@ -91,7 +91,7 @@ export class EventStore {
 
   async insert(sql: Sql, e: EventRecord): Promise<void> {
     await sql.run(
-      `INSERT INTO events (${COLS}) VALUES (${COLS.split(',')
+      `INSERT INTO events (${EVENT_COLUMNS}) VALUES (${EVENT_COLUMNS.split(',')
         .map(() => '?')
         .join(', ')})`,
       [
@@ -149,11 +149,11 @@ export class EventStore {
   }
 
   async get(tenantId: string, id: string): Promise<EventRecord | undefined> {
-    const r = await this.db.get<Row>(`SELECT ${COLS} FROM events WHERE tenant_id = ? AND id = ?`, [
-      tenantId,
-      id,
-    ])
-    return r ? toRecord(r) : undefined
+    const r = await this.db.get<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE tenant_id = ? AND id = ?`,
+      [tenantId, id],
+    )
+    return r ? toEventRecord(r) : undefined
   }
 
   async list(tenantId: string, f: EventFilter): Promise<{ events: EventRecord[]; total: number }> {
@@ -173,12 +173,12 @@ export class EventStore {
       params.push(pattern, pattern)
     }
     const w = where.join(' AND ')
-    const rows = await this.db.all<Row>(
-      `SELECT ${COLS} FROM events WHERE ${w} ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?`,
+    const rows = await this.db.all<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE ${w} ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?`,
       [...params, f.limit, f.offset],
     )
     const total = await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM events WHERE ${w}`, params)
-    return { events: rows.map(toRecord), total: Number(total?.n ?? 0) }
+    return { events: rows.map(toEventRecord), total: Number(total?.n ?? 0) }
   }
 
   async stats(tenantId: string, sinceMs: number, untilMs: number) {

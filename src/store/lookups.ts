@@ -11,7 +11,7 @@ export interface LookupRecord {
   createdMs: number
 }
 
-interface Row {
+export interface LookupRow {
   id: number
   kind: LookupKind
   value_hash: string
@@ -20,7 +20,9 @@ interface Row {
   created_ms: number
 }
 
-const toRecord = (r: Row): LookupRecord => ({
+export const LOOKUP_COLUMNS = 'id, kind, value_hash, hint, fraud_score, created_ms'
+
+export const toLookupRecord = (r: LookupRow): LookupRecord => ({
   id: Number(r.id),
   kind: r.kind,
   valueHash: r.value_hash,
@@ -48,12 +50,12 @@ export class LookupStore {
   ): Promise<{ lookups: LookupRecord[]; total: number }> {
     const where = opts.kind ? 'tenant_id = ? AND kind = ?' : 'tenant_id = ?'
     const params = opts.kind ? [tenantId, opts.kind] : [tenantId]
-    const rows = await this.db.all<Row>(
-      `SELECT id, kind, value_hash, hint, fraud_score, created_ms FROM lookups WHERE ${where}
+    const rows = await this.db.all<LookupRow>(
+      `SELECT ${LOOKUP_COLUMNS} FROM lookups WHERE ${where}
        ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?`,
       [...params, opts.limit, opts.offset],
     )
     const total = await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM lookups WHERE ${where}`, params)
-    return { lookups: rows.map(toRecord), total: Number(total?.n ?? 0) }
+    return { lookups: rows.map(toLookupRecord), total: Number(total?.n ?? 0) }
   }
 }

@@ -1,4 +1,6 @@
 import type { Db, Param, Sql } from './db.js'
+import { EVENT_COLUMNS, type EventRow, toEventRecord } from './events.js'
+import { LOOKUP_COLUMNS, type LookupRow, toLookupRecord } from './lookups.js'
 
 export type SuppressionAction = 'forget' | 'legit'
 
@@ -136,23 +138,24 @@ export class PrivacyStore {
   /** Everything of the tenant that holds one of the identifiers, up to `limit` rows per kind. */
   async export(tenantId: string, keys: SubjectKeys, limit: number) {
     const ev = matcher(keys, EVENT_COLS)
-    const events = await this.db.all<Record<string, unknown>>(
-      `SELECT id, created_ms, event, user_id, device_id, email_hash, email_domain, ip_prefix, asn, ip_country, phone_hash,
-              phone_country, score, verdict, reasons FROM events WHERE tenant_id = ? AND ${ev.where}
-        ORDER BY created_ms DESC LIMIT ?`,
-      [tenantId, ...ev.params, limit],
-    )
+    const events = (
+      await this.db.all<EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE tenant_id = ? AND ${ev.where} ORDER BY created_ms DESC LIMIT ?`,
+        [tenantId, ...ev.params, limit],
+      )
+    ).map(toEventRecord)
     const eventCount = await this.count(
       `SELECT COUNT(*) AS n FROM events WHERE tenant_id = ? AND ${ev.where}`,
       [tenantId, ...ev.params],
     )
     const hashes = [keys.emailHash, keys.ipHash, keys.phoneHash].filter((h): h is string => h !== undefined)
     const inHashes = hashes.length ? `value_hash IN (${hashes.map(() => '?').join(', ')})` : '1 = 0'
-    const lookups = await this.db.all<Record<string, unknown>>(
-      `SELECT id, kind, value_hash, hint, fraud_score, created_ms FROM lookups WHERE tenant_id = ? AND ${inHashes}
-        ORDER BY created_ms DESC LIMIT ?`,
-      [tenantId, ...hashes, limit],
-    )
+    const lookups = (
+      await this.db.all<LookupRow>(
+        `SELECT ${LOOKUP_COLUMNS} FROM lookups WHERE tenant_id = ? AND ${inHashes} ORDER BY created_ms DESC LIMIT ?`,
+        [tenantId, ...hashes, limit],
+      )
+    ).map(toLookupRecord)
     const lookupCount = await this.count(
       `SELECT COUNT(*) AS n FROM lookups WHERE tenant_id = ? AND ${inHashes}`,
       [tenantId, ...hashes],
