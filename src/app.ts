@@ -24,6 +24,7 @@ import type { App, RegisteredRoute } from './routes/types.js'
 import { GroupWriter } from './services/group-writer.js'
 import { AsnRates } from './services/network.js'
 import { RateLimiter } from './services/rate-limiter.js'
+import { TrapRecorder } from './services/traps.js'
 import type { Store } from './store/index.js'
 import type { Clock } from './util/clock.js'
 import type { Hasher } from './util/secrets.js'
@@ -80,6 +81,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     writer: new GroupWriter(opts.store.db),
     asnRates: new AsnRates(),
     explainer: opts.explainer ?? createExplainer({}),
+    traps: new TrapRecorder({ store: opts.store, clock: opts.clock, hasher: opts.hasher }),
   }
 
   // Every /v1 route needs a key unless it says otherwise. The table of routes feeds the security tests.

@@ -1,44 +1,19 @@
-import { parseIp } from '../intel/ip/normalize.js'
+import { TRAP_PATHS } from '../services/traps.js'
 import type { App, RouteDeps } from './types.js'
 
-/** Paths no legitimate client of this API ever requests; scanners and bots probe them. */
-export const TRAP_PATHS = [
-  '/wp-login.php',
-  '/wp-admin',
-  '/xmlrpc.php',
-  '/.env',
-  '/.git/config',
-  '/.aws/credentials',
-  '/phpmyadmin',
-  '/admin.php',
-  '/config.php',
-  '/vendor/phpunit/phpunit/src/Util/PHP/eval-stdin.php',
-  '/cgi-bin/luci',
-  '/boaform/admin/formLogin',
-] as const
-
 /**
- * Abuse traps: answered exactly like any unknown path (404), but the caller's IP is recorded as a trap
- * hit (hashed, with its network prefix), which drives `abuse_ip` and `reputation.honeypot_hits`.
+ * Abuse traps: answered exactly like any unknown path (404) whatever happens behind; a genuine probe
+ * is recorded as a trap hit (see TrapRecorder for what is filtered out and how often it records).
+ * Outside /v1, so neither keys nor the keyless limit apply: a trap must look like any other 404.
  */
 export function registerTrapRoutes(app: App, deps: RouteDeps): void {
   for (const url of TRAP_PATHS) {
     app.route({
       method: ['GET', 'POST', 'HEAD', 'PUT'],
       url,
-      config: { auth: 'none' },
       schema: { hide: true },
       handler: async (request, reply) => {
-        const ip = parseIp(request.ip)
-        if (ip) {
-          await deps.store.network.addTrapHit(
-            deps.hasher.entity('ip', ip.ip),
-            ip.prefix,
-            url,
-            'http',
-            deps.clock.now(),
-          )
-        }
+        await deps.traps.record({ ip: request.ip, path: url, host: request.host, headers: request.headers })
         return reply.code(404).send({ error: `no route for ${request.method} ${url}` })
       },
     })

@@ -13,6 +13,7 @@ import type { Intel } from '../intel/index.js'
 import type { Deps, TenantCtx } from '../services/context.js'
 import type { GroupWriter } from '../services/group-writer.js'
 import type { AsnRates } from '../services/network.js'
+import type { TrapRecorder } from '../services/traps.js'
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -43,6 +44,7 @@ export interface RouteDeps extends Deps {
   writer: GroupWriter
   asnRates: AsnRates
   explainer: Explainer
+  traps: TrapRecorder
 }
 
 /** The tenant context of an authenticated request. */

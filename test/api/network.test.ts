@@ -181,6 +181,73 @@ describe('abuse traps', () => {
     expect((await score({ event: 'login', ip: '203.0.113.50' }, a)).reasons).not.toContain('abuse_ip')
   })
 
+  const honeypot = async (ip: string) =>
+    (await h.app.inject({ method: 'POST', url: '/v1/check/ip', headers: a.headers, payload: { ip } })).json()
+      .reputation.honeypot_hits as number
+
+  it('records nothing for requests a browser made for some page: sub-resources, cross-site, foreign referers', async () => {
+    const ip = '203.0.113.60'
+    const browserMade: Record<string, string>[] = [
+      // <img src="https://verdict.example/.env"> on any web page
+      { 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image', 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-dest': 'script' },
+      // a link or form on another site, followed by the visitor's browser
+      { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'sec-fetch-site': 'same-site' },
+      { 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty', 'sec-fetch-site': 'cross-site' },
+      // older browsers without Sec-Fetch-*: a foreign Referer or Origin, or an image Accept header
+      { referer: 'https://evil.example/page.html' },
+      { origin: 'null' },
+      { origin: 'https://evil.example' },
+      { accept: 'image/avif,image/webp,*/*' },
+    ]
+    for (const headers of browserMade) {
+      for (const url of ['/.env', '/wp-login.php']) {
+        const res = await h.app.inject({ url, headers, remoteAddress: ip })
+        expect(res.statusCode, JSON.stringify(headers)).toBe(404)
+        expect(res.json()).toEqual({ error: `no route for GET ${url}` })
+      }
+    }
+    expect(await honeypot(ip)).toBe(0)
+    expect((await score({ event: 'login', ip }, a)).reasons).not.toContain('abuse_ip')
+    // A scanner sends none of those headers (or a Referer naming this very host): recorded.
+    await h.app.inject({ url: '/.env', headers: { referer: 'http://localhost/' }, remoteAddress: ip })
+    expect(await honeypot(ip)).toBe(1)
+    // Typing the path in the address bar is a direct request too.
+    const typed = { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'sec-fetch-site': 'none' }
+    await h.app.inject({ url: '/wp-login.php', headers: typed, remoteAddress: ip })
+    expect(await honeypot(ip)).toBe(2)
+  })
+
+  it('records at most 5 hits per client IP per minute; more answer the same 404 unrecorded', async () => {
+    const paths = [
+      '/wp-login.php',
+      '/wp-admin',
+      '/xmlrpc.php',
+      '/.env',
+      '/.git/config',
+      '/phpmyadmin',
+      '/admin.php',
+    ]
+    for (const url of paths) {
+      const res = await h.app.inject({ url, remoteAddress: '198.51.100.70' })
+      expect(res.statusCode).toBe(404)
+      expect(res.json()).toEqual({ error: `no route for GET ${url}` })
+    }
+    expect(await honeypot('198.51.100.70')).toBe(5)
+    // Another address has its own budget; IPv6 addresses of one /64 share one.
+    expect((await h.app.inject({ url: '/.env', remoteAddress: '198.51.100.71' })).statusCode).toBe(404)
+    expect(await honeypot('198.51.100.71')).toBe(1)
+    for (let i = 1; i <= 7; i++)
+      await h.app.inject({ url: paths[i - 1]!, remoteAddress: `2001:db8:5:6::${i}` })
+    const v6 = await Promise.all([1, 2, 3, 4, 5, 6, 7].map((i) => honeypot(`2001:db8:5:6::${i}`)))
+    expect(v6.reduce((x, y) => x + y, 0)).toBe(5)
+    // The next minute opens a new budget.
+    h.clock.advance(60_000)
+    await h.app.inject({ url: '/cgi-bin/luci', remoteAddress: '198.51.100.70' })
+    expect(await honeypot('198.51.100.70')).toBe(6)
+  })
+
   it('imports trap hits from a file with the CLI', async () => {
     const file = join(h.dir, 'traps.txt')
     writeFileSync(
