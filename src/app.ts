@@ -21,6 +21,7 @@ import { registerPrivacyRoutes } from './routes/privacy.js'
 import { registerScoreRoutes } from './routes/score.js'
 import { registerTrapRoutes } from './routes/traps.js'
 import type { App, RegisteredRoute } from './routes/types.js'
+import { AuthThrottle } from './services/auth-throttle.js'
 import { GroupWriter } from './services/group-writer.js'
 import { AsnRates } from './services/network.js'
 import { RateLimiter } from './services/rate-limiter.js'
@@ -43,6 +44,8 @@ export interface AppOptions {
   trustProxy?: boolean
   bodyLimitBytes?: number
   keylessRateLimit?: number
+  /** Failed API-key attempts per client IP per minute before 429 (default AUTH_FAILURES_PER_MINUTE). */
+  authFailureLimit?: number
   logger?: FastifyServerOptions['logger']
   intel: Intel
   /** The AI explanation layer; without one, reason_text stays templated. */
@@ -101,6 +104,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     clock: opts.clock,
     limiter: new RateLimiter(),
     keylessRateLimit: opts.keylessRateLimit ?? 300,
+    throttle: new AuthThrottle(opts.authFailureLimit),
   })
   await registerOpenApi(app, version)
 

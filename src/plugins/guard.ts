@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { ApiError } from '../errors.js'
 import { authenticate, extractApiKey } from '../services/auth.js'
-import type { LimitResult, RateLimiter } from '../services/rate-limiter.js'
+import type { AuthThrottle } from '../services/auth-throttle.js'
+import { clientBucket, type LimitResult, type RateLimiter } from '../services/rate-limiter.js'
 import type { Store } from '../store/index.js'
 import type { Clock } from '../util/clock.js'
 
@@ -10,6 +11,7 @@ export interface GuardDeps {
   clock: Clock
   limiter: RateLimiter
   keylessRateLimit: number
+  throttle: AuthThrottle
 }
 
 function limitHeaders(reply: FastifyReply, r: LimitResult): void {
@@ -18,19 +20,52 @@ function limitHeaders(reply: FastifyReply, r: LimitResult): void {
   reply.header('RateLimit-Reset', String(r.resetSeconds))
 }
 
+function enforce(reply: FastifyReply, r: LimitResult): void {
+  limitHeaders(reply, r)
+  if (!r.allowed) {
+    throw new ApiError('rate_limited', `rate limit of ${r.limit} requests per minute exceeded; retry later`, {
+      'Retry-After': String(r.resetSeconds),
+    })
+  }
+}
+
 /**
  * Authentication then rate limiting, before the body is even parsed. Route config `auth` says what a
- * route needs: 'key' (the default for /v1), 'optional' (works without a key, limited per client IP)
- * or 'none' (health, ip, openapi).
+ * /v1 route needs: 'key' (the default), 'optional' (works without a key, limited per client IP) or
+ * 'none' (health, openapi: limited per client IP, keys ignored). Routes outside /v1 (traps, the docs
+ * page) have no mode and pass untouched. Failed key attempts are throttled per client IP (AuthThrottle).
  */
 export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('auth', null)
   app.addHook('onRequest', async (request, reply) => {
     const mode = request.routeOptions.config.auth
-    if (mode === undefined || mode === 'none') return
+    if (mode === undefined) return
+    const now = deps.clock.now()
+    const keyless = () => deps.limiter.hit(`ip:${clientBucket(request.ip)}`, deps.keylessRateLimit, now)
+    if (mode === 'none') return enforce(reply, keyless())
+
     const raw = extractApiKey(request.headers)
-    if (raw) request.auth = await authenticate(deps.store, raw)
+    if (raw !== undefined || mode === 'key') {
+      // Refused before any key lookup: guessing keys costs the guesser, not the database.
+      const refused = deps.throttle.refuse(request.ip, raw, now)
+      if (refused) {
+        throw new ApiError(
+          'rate_limited',
+          `too many failed API-key attempts from this address (limit ${refused.limit} per minute); retry later`,
+          { 'Retry-After': String(refused.resetSeconds) },
+        )
+      }
+    }
+    if (raw !== undefined) {
+      request.auth = await authenticate(deps.store, raw)
+      if (request.auth) deps.throttle.succeeded(raw)
+      else {
+        deps.throttle.forget(raw)
+        deps.throttle.failed(request.ip, now)
+      }
+    }
     if (mode === 'key' && !request.auth) {
+      if (raw === undefined) deps.throttle.failed(request.ip, now)
       throw new ApiError(
         'unauthorized',
         raw
@@ -38,19 +73,11 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
           : 'missing API key (x-api-key header or Authorization: Bearer)',
       )
     }
-    const now = deps.clock.now()
-    const r = request.auth
-      ? deps.limiter.hit(`key:${request.auth.keyId}`, request.auth.tenant.rateLimit, now)
-      : deps.limiter.hit(`ip:${request.ip}`, deps.keylessRateLimit, now)
-    limitHeaders(reply, r)
-    if (!r.allowed) {
-      throw new ApiError(
-        'rate_limited',
-        `rate limit of ${r.limit} requests per minute exceeded; retry later`,
-        {
-          'Retry-After': String(r.resetSeconds),
-        },
-      )
-    }
+    enforce(
+      reply,
+      request.auth
+        ? deps.limiter.hit(`key:${request.auth.keyId}`, request.auth.tenant.rateLimit, now)
+        : keyless(),
+    )
   })
 }

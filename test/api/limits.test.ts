@@ -91,3 +91,81 @@ describe('monthly quota', () => {
     expect((await h.store.tenants.get(t.tenantId))?.monthlyQuota).toBe(10_000)
   })
 })
+
+describe('keyless limits on health and openapi', () => {
+  it('limits /v1/health and /v1/openapi.json per client IP, keys or not', async () => {
+    h = await build({ keylessRateLimit: 2 })
+    const t = await h.tenant()
+    const get = (url: string, ip: string, headers = {}) => h.app.inject({ url, remoteAddress: ip, headers })
+    expect((await get('/v1/health', '198.51.100.1')).statusCode).toBe(200)
+    expect((await get('/v1/openapi.json', '198.51.100.1', t.headers)).statusCode).toBe(200)
+    for (const url of ['/v1/health', '/v1/openapi.json']) {
+      const over = await get(url, '198.51.100.1', t.headers)
+      expect(over.statusCode, url).toBe(429)
+      expect(over.headers['retry-after'], url).toBeDefined()
+      expect(over.json().error).toMatch(/rate limit/)
+    }
+    expect((await get('/v1/health', '198.51.100.2')).statusCode).toBe(200)
+    // One IPv6 subscriber (/64) is one client.
+    expect((await get('/v1/health', '2001:db8:1:2::1')).statusCode).toBe(200)
+    expect((await get('/v1/health', '2001:db8:1:2::2')).statusCode).toBe(200)
+    expect((await get('/v1/health', '2001:db8:1:2::3')).statusCode).toBe(429)
+    h.clock.advance(60_000)
+    expect((await get('/v1/health', '198.51.100.1')).statusCode).toBe(200)
+  })
+})
+
+describe('failed API-key attempts', () => {
+  const wrong = { 'x-api-key': 'vk_wrongwrongwrongwrongwrongwrongwrong' }
+
+  it('answers 429 per client IP past the bound, before any key lookup; keys that work still work', async () => {
+    h = await build({ authFailureLimit: 3 })
+    h.clock.set(Date.UTC(2026, 10, 22, 10, 0, 15))
+    const t = await h.tenant()
+    const from = (ip: string, headers: Record<string, string>, url = '/v1/config') =>
+      h.app.inject({ url, headers, remoteAddress: ip })
+    const ip = '203.0.113.9'
+    expect((await from(ip, t.headers)).statusCode).toBe(200)
+    expect((await from(ip, wrong)).statusCode).toBe(401)
+    expect((await from(ip, { authorization: 'Bearer vk_nope_nope' })).statusCode).toBe(401)
+    expect((await from(ip, {})).statusCode).toBe(401)
+    const over = await from(ip, wrong)
+    expect(over.statusCode).toBe(429)
+    expect(over.headers['retry-after']).toBe('45')
+    expect(over.json().error).toMatch(/failed API-key attempts/)
+    expect((await from(ip, {})).statusCode).toBe(429)
+    // A wrong key on keyless /v1/check is a guess too; keyless use without a key is not affected.
+    const check = (headers: Record<string, string>) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/v1/check',
+        headers,
+        payload: { ip: '8.8.8.8' },
+        remoteAddress: ip,
+      })
+    expect((await check(wrong)).statusCode).toBe(429)
+    expect((await check({})).statusCode).toBe(200)
+    // The refusal needs no key lookup: it holds even with the key table gone.
+    await h.store.db.run('ALTER TABLE api_keys RENAME TO api_keys_away')
+    expect((await from(ip, wrong)).statusCode).toBe(429)
+    await h.store.db.run('ALTER TABLE api_keys_away RENAME TO api_keys')
+    // The key that authenticated before still works from this address; other addresses are untouched.
+    expect((await from(ip, t.headers)).statusCode).toBe(200)
+    expect((await from('203.0.113.10', wrong)).statusCode).toBe(401)
+    // A key never seen from anywhere waits for the next window, like every unknown key.
+    const fresh = await h.tenant()
+    expect((await from(ip, fresh.headers)).statusCode).toBe(429)
+    h.clock.advance(45_000)
+    expect((await from(ip, fresh.headers)).statusCode).toBe(200)
+    expect((await from(ip, wrong)).statusCode).toBe(401)
+  })
+
+  it('allows 30 failed attempts per client IP per minute by default', async () => {
+    h = await build()
+    const codes: number[] = []
+    for (let i = 0; i < 31; i++)
+      codes.push((await h.app.inject({ url: '/v1/lists', headers: wrong })).statusCode)
+    expect(codes.slice(0, 30).every((c) => c === 401)).toBe(true)
+    expect(codes[30]).toBe(429)
+  })
+})

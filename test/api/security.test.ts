@@ -92,12 +92,18 @@ describe('security matrix', () => {
     expect(open.filter((r) => !KEYLESS.has(r) && !r.startsWith('POST /v1/check'))).toEqual([])
   })
 
-  const request = (route: string, headers: Record<string, string>, c: SecurityCase) => {
+  const request = (
+    route: string,
+    headers: Record<string, string>,
+    c: SecurityCase,
+    remoteAddress?: string,
+  ) => {
     const [method, path] = route.split(' ') as [string, string]
     return h.app.inject({
       method: method as 'GET',
       url: c.url ?? path,
       headers,
+      ...(remoteAddress ? { remoteAddress } : {}),
       ...(c.payload !== undefined ? { payload: c.payload as object } : {}),
     })
   }
@@ -114,14 +120,16 @@ describe('security matrix', () => {
       ['revoked key', revoked.headers],
       ['rotated key', rotated.headers],
     ]
-    for (const route of keyedRoutes()) {
+    // One client address per route: failed attempts are throttled per address (see limits.test.ts).
+    for (const [i, route] of keyedRoutes().entries()) {
+      const from = `10.77.${i}.1`
       for (const [label, headers] of variants) {
-        const res = await request(route, headers, CASES[route]!)
+        const res = await request(route, headers, CASES[route]!, from)
         expect(res.statusCode, `${route} with ${label}`).toBe(401)
         expect(Object.keys(res.json()), `${route} with ${label}`).toEqual(['error'])
       }
       // The key that replaced the rotated one works.
-      const ok = await request(route, { authorization: `Bearer ${fresh.apiKey}` }, CASES[route]!)
+      const ok = await request(route, { authorization: `Bearer ${fresh.apiKey}` }, CASES[route]!, from)
       expect(ok.statusCode, `${route} with the new key`).not.toBe(401)
     }
   })
