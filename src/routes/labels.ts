@@ -23,7 +23,7 @@ export function registerLabelRoutes(app: App, deps: RouteDeps): void {
       schema: {
         summary: 'Report a real outcome: fraud, chargeback or legit (a false positive)',
         description:
-          'fraud/chargeback on a scored event feed the operator network when the tenant opted in; legit writes a suppression and withdraws this tenant’s flags. The recorded verdict never changes.',
+          'fraud/chargeback on a scored event feed the operator network when the tenant opted in; legit writes a local suppression for this tenant only and removes no flag from the network. Only identifiers recorded on the event reach the network; entities stay with this tenant. The recorded verdict never changes.',
         tags: ['labels'],
         querystring: NoQuery,
         body: LabelBody,

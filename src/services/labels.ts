@@ -14,69 +14,101 @@ export interface LabelBody {
 
 type Ctx = TenantCtx & IdentifierDeps
 
-/**
- * Records an outcome. `fraud`/`chargeback` on an event this tenant scored feed the operator network
- * (only when the tenant opted in); `legit` writes a suppression for each entity and withdraws this
- * tenant's own network flags for them. Entities sent without an event are recorded locally only: the
- * network accepts flags only for traffic the tenant actually scored. The event's verdict never changes.
- */
-export async function label(ctx: Ctx, body: LabelBody) {
-  const now = ctx.clock.now()
-  let stored = {
-    ipHash: null as string | null,
-    emailHash: null as string | null,
-    deviceId: null as string | null,
-    userId: null as string | null,
-  }
-  if (body.event_id !== undefined) {
-    const ev = await ctx.store.events.get(ctx.tenant.id, body.event_id)
-    if (!ev) throw notFound(`event ${body.event_id} not found`)
-    stored = { ipHash: ev.ipHash, emailHash: ev.emailHash, deviceId: ev.deviceId, userId: ev.userId }
-  }
-  const given = body.entities ?? {}
+interface Identifiers {
+  ipHash: string | null
+  emailHash: string | null
+  deviceId: string | null
+  userId: string | null
+}
+
+const NONE: Identifiers = { ipHash: null, emailHash: null, deviceId: null, userId: null }
+
+/** The identifiers named in the body's `entities`, hashed as events store them. */
+function givenIdentifiers(ctx: Ctx, given: NonNullable<LabelBody['entities']>): Identifiers {
+  const out = { ...NONE }
   if (given.ip !== undefined) {
     const ip = parseIp(given.ip)
     if (!ip) throw badRequest('body.entities.ip is not a valid IP address')
-    stored.ipHash ??= ctx.hasher.entity('ip', ip.ip)
+    out.ipHash = ctx.hasher.entity('ip', ip.ip)
   }
   if (given.email !== undefined) {
     const a = ctx.intel.email.analyze(given.email)
     if (a.malformed) throw badRequest('body.entities.email is not a valid email address')
-    stored.emailHash ??= ctx.hasher.entity('email', emailKey(a, given.email).key)
+    out.emailHash = ctx.hasher.entity('email', emailKey(a, given.email).key)
   }
-  if (given.device_id !== undefined) stored.deviceId ??= given.device_id
-  if (body.event_id === undefined && !given.ip && !given.email && !given.device_id) {
+  if (given.device_id !== undefined) out.deviceId = given.device_id
+  return out
+}
+
+function unique(entities: NetworkEntity[]): NetworkEntity[] {
+  const seen = new Set<string>()
+  return entities.filter((e) => {
+    const k = `${e.kind}\u0000${e.valueHash}`
+    if (seen.has(k)) return false
+    seen.add(k)
+    return true
+  })
+}
+
+/**
+ * Records an outcome. Only identifiers recorded on the tenant's own scored event can reach the
+ * operator network (`fraud`/`chargeback`, opted-in tenants only): whatever `entities` adds stays in
+ * this tenant's label and, for `legit`, its suppressions, so no tenant can flag a person it never
+ * scored. `legit` is a local suppression only: it removes no flag from the network, not even this
+ * tenant's own, so nobody else's risk is lowered. The event's verdict never changes.
+ */
+export async function label(ctx: Ctx, body: LabelBody) {
+  const now = ctx.clock.now()
+  let recorded = NONE
+  if (body.event_id !== undefined) {
+    const ev = await ctx.store.events.get(ctx.tenant.id, body.event_id)
+    if (!ev) throw notFound(`event ${body.event_id} not found`)
+    recorded = { ipHash: ev.ipHash, emailHash: ev.emailHash, deviceId: ev.deviceId, userId: ev.userId }
+  }
+  const given = givenIdentifiers(ctx, body.entities ?? {})
+  if (body.event_id === undefined && !given.ipHash && !given.emailHash && given.deviceId === null) {
     throw badRequest('send event_id, entities or both')
   }
-  const entities = networkEntities(ctx.hasher, stored)
-  const hashes = entities.map((e) => suppressionHash(ctx.hasher, e))
-  const alreadySuppressed = await ctx.store.privacy.suppressed(ctx.tenant.id, hashes)
+  // The label row: the event's identifiers, and the body's where the event has none of that kind.
+  const row: Identifiers = {
+    ipHash: recorded.ipHash ?? given.ipHash,
+    emailHash: recorded.emailHash ?? given.emailHash,
+    deviceId: recorded.deviceId ?? given.deviceId,
+    userId: recorded.userId,
+  }
+  const shareable = networkEntities(ctx.hasher, recorded)
+  const local = unique([...shareable, ...networkEntities(ctx.hasher, given)])
+
+  // Entities this tenant suppressed earlier (legit, erasure) are never contributed again.
+  const contributes = body.label !== 'legit' && body.event_id !== undefined && ctx.tenant.shareNetwork
+  const hashes = shareable.map((e) => suppressionHash(ctx.hasher, e))
+  const already = contributes ? await ctx.store.privacy.suppressed(ctx.tenant.id, hashes) : new Set<string>()
 
   let contributed: NetworkEntity[] = []
-  let withdrawn = 0
+  let suppressed: NetworkEntity[] = []
   const labelId = await ctx.store.db.tx(async (sql) => {
     const id = await ctx.store.privacy.addLabel(sql, ctx.tenant.id, {
       eventId: body.event_id ?? null,
       label: body.label,
       note: body.note ?? null,
-      ...stored,
+      ...row,
       createdMs: now,
     })
     if (body.label === 'legit') {
+      suppressed = local
       await ctx.store.privacy.addSuppressions(
         sql,
         ctx.tenant.id,
-        entities.map((e, i) => ({
+        local.map((e) => ({
           action: 'legit' as const,
           entityType: e.kind,
-          valueHash: hashes[i]!,
+          valueHash: suppressionHash(ctx.hasher, e),
           eventId: body.event_id ?? null,
           createdMs: now,
         })),
       )
-      withdrawn = await ctx.store.network.withdrawFlags(sql, ctx.tenant.id, entities)
-    } else if (body.event_id !== undefined && ctx.tenant.shareNetwork) {
-      contributed = entities.filter((_, i) => !alreadySuppressed.has(hashes[i]!))
+    } else if (contributes && body.event_id !== undefined) {
+      contributed = shareable.filter((_, i) => !already.has(hashes[i]!))
       await ctx.store.network.addFlags(sql, ctx.tenant.id, contributed, body.label, body.event_id, now)
     }
     return id
@@ -85,11 +117,7 @@ export async function label(ctx: Ctx, body: LabelBody) {
     label_id: String(labelId),
     label: body.label,
     event_id: body.event_id ?? null,
-    network: {
-      shared: ctx.tenant.shareNetwork,
-      contributed: contributed.map((e) => e.kind),
-      withdrawn_flags: withdrawn,
-    },
-    suppressed: body.label === 'legit' ? entities.map((e) => e.kind) : [],
+    network: { shared: ctx.tenant.shareNetwork, contributed: contributed.map((e) => e.kind) },
+    suppressed: [...new Set(suppressed.map((e) => e.kind))],
   }
 }

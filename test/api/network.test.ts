@@ -74,7 +74,7 @@ describe('labels and the operator network', () => {
     expect(weights).toEqual([20, 30, 40, 40])
   })
 
-  it('legit writes a suppression scoped to its tenant and withdraws only that tenant’s flags', async () => {
+  it('legit is a local suppression only: it removes no flag from the network, not even its own tenant’s', async () => {
     const ev = await score(victim, a)
     await label({ label: 'fraud', event_id: ev.event_id }, a)
     const b = await h.tenant({ shareNetwork: true })
@@ -84,12 +84,22 @@ describe('labels and the operator network', () => {
     expect(res.json()).toMatchObject({
       label: 'legit',
       suppressed: expect.arrayContaining(['email', 'ip', 'user']),
+      network: { shared: true, contributed: [] },
     })
-    expect(res.json().network.withdrawn_flags).toBe(3)
-    // A no longer acts on these entities; B's flag still counts for everyone else.
+    expect(res.json().network.withdrawn_flags).toBeUndefined()
+    // A no longer acts on these entities; both flags, A's own included, still count for everyone else.
     expect(network(await score(victim, a))).toBeUndefined()
     const c = await h.tenant()
-    expect(network(await score(victim, c))?.evidence.operators).toBe(1)
+    expect(network(await score(victim, c))?.evidence.operators).toBe(2)
+    expect(network(await score(victim, b))?.evidence.operators).toBe(2)
+    const checked = await h.app.inject({
+      method: 'POST',
+      url: '/v1/check/email',
+      headers: c.headers,
+      payload: { email: victim.email },
+    })
+    expect(checked.json().reputation.network_operators).toBe(2)
+    expect((await h.store.db.all('SELECT * FROM network_flags')).length).toBe(6)
     const sup = (await h.app.inject({ url: '/v1/suppressions', headers: a.headers })).json().suppressions
     expect(sup.map((s: { action: string }) => s.action)).toEqual(['legit', 'legit', 'legit'])
     expect(sup[0]).toMatchObject({ eventId: ev.event_id, valueHash: expect.stringMatching(/^[0-9a-f]{64}$/) })
@@ -101,6 +111,49 @@ describe('labels and the operator network', () => {
     expect((await label({ label: 'fraud', event_id: again.event_id }, a)).json().network.contributed).toEqual(
       [],
     )
+  })
+
+  it('contributes only the identifiers recorded on the event; entities stay with the tenant', async () => {
+    const target = 'innocent.person@example.com'
+    const other = await h.tenant()
+    const checkEmail = async (email: string) =>
+      (
+        await h.app.inject({
+          method: 'POST',
+          url: '/v1/check/email',
+          headers: other.headers,
+          payload: { email },
+        })
+      ).json().reputation.network_operators as number
+    // An event with no identifiers at all, labelled with somebody else's email and IP.
+    const bare = await score({ event: 'x' }, a)
+    const res = await label(
+      { label: 'fraud', event_id: bare.event_id, entities: { email: target, ip: '79.200.7.7' } },
+      a,
+    )
+    expect(res.statusCode).toBe(200)
+    expect(res.json().network.contributed).toEqual([])
+    expect(await checkEmail(target)).toBe(0)
+    expect(network(await score({ event: 'signup', email: target, ip: '79.200.7.7' }, other))).toBeUndefined()
+    // The label itself is kept, for this tenant only.
+    const subject = (who: TestTenant) =>
+      h.app.inject({ method: 'POST', url: '/v1/subject', headers: who.headers, payload: { email: target } })
+    expect((await subject(a)).json().counts.labels).toBe(1)
+    expect((await subject(other)).json().counts.labels).toBe(0)
+    // An event's own identifiers do reach the network, and entities beside them still do not.
+    const real = await score({ event: 'signup', email: 'real.fraudster@example.com', user_id: 'rf-1' }, a)
+    const res2 = await label(
+      {
+        label: 'chargeback',
+        event_id: real.event_id,
+        entities: { email: target, device_id: 'fp-of-someone' },
+      },
+      a,
+    )
+    expect(res2.json().network.contributed.sort()).toEqual(['email', 'user'])
+    expect(await checkEmail('real.fraudster@example.com')).toBe(1)
+    expect(await checkEmail(target)).toBe(0)
+    expect(network(await score({ event: 'login', device_id: 'fp-of-someone' }, other))).toBeUndefined()
   })
 
   it('accepts entities without an event, recorded locally only', async () => {
