@@ -105,7 +105,7 @@ export function registerCheckRoutes(app: App, deps: RouteDeps): void {
       schema: {
         summary: 'Judge an email and/or an IP; works without a key (limited per client IP, not recorded)',
         description:
-          'With a valid key the check is metered (one unit per identifier) and listed in /v1/lookups. Never answers 401.',
+          'With a valid key the check is metered (one unit per identifier), listed in /v1/lookups and includes the operator network. Without one it answers from reference data only: reputation counts are zero, recent_abuse is false and the fraud score has no network signals. Never answers 401.',
         tags: ['checks'],
         security: [],
         querystring: NoQuery,

@@ -6,12 +6,26 @@ import { type EmailResult, emailResult } from '../scoring/identifiers/email.js'
 import { type IpResult, ipResult } from '../scoring/identifiers/ip.js'
 import { type PhoneResult, phoneResult } from '../scoring/identifiers/phone.js'
 import type { LookupKind } from '../store/lookups.js'
-import type { Reputation } from '../store/network.js'
+import { EMPTY_REPUTATION, type Reputation } from '../store/network.js'
+import type { Tenant } from '../store/tenants.js'
+import type { EntityKind } from '../util/secrets.js'
 import { maskEmail, maskPhone } from '../util/mask.js'
 import type { Deps } from './context.js'
 
 export interface IdentifierDeps extends Deps {
   intel: Intel
+  /** The tenant a keyed check acts for; absent for an anonymous (keyless) check. */
+  tenant?: Tenant
+}
+
+/**
+ * The shared network is read only on behalf of a tenant: an anonymous caller gets zero counts and
+ * `recent_abuse` false, so its fraud score rests on reference data alone and the network cannot be
+ * used as a free lookup service.
+ */
+function reputationFor(deps: IdentifierDeps, kind: EntityKind, valueHash: string): Promise<Reputation> {
+  if (!deps.tenant) return Promise.resolve({ ...EMPTY_REPUTATION })
+  return deps.store.network.reputation(kind, valueHash, deps.clock.now())
 }
 
 /** One evaluated identifier: the API payload and what the lookup history keeps (hash and hint only). */
@@ -57,7 +71,7 @@ export async function evaluateEmail(
   const valueHash = deps.hasher.entity('email', key)
   const [mx, rep] = await Promise.all([
     mxStatus(deps.intel, a),
-    deps.store.network.reputation('email', valueHash, deps.clock.now()),
+    reputationFor(deps, 'email', valueHash),
   ])
   const catchAll =
     mx === 'valid' && a.domain && !a.isFreeProvider ? await deps.intel.email.catchAll(a.domain) : null
@@ -70,7 +84,7 @@ export async function evaluateIp(deps: IdentifierDeps, raw: string): Promise<Eva
   const parsed = parseIp(raw)
   if (!ip || !parsed) throw badRequest('ip is not a valid IP address')
   const valueHash = deps.hasher.entity('ip', parsed.ip)
-  const rep = await deps.store.network.reputation('ip', valueHash, deps.clock.now())
+  const rep = await reputationFor(deps, 'ip', valueHash)
   return { kind: 'ip' as const, ...ipResult(ip, rep), reputation: rep, valueHash, hint: parsed.hint }
 }
 
@@ -82,7 +96,7 @@ export async function evaluatePhone(
   const p = deps.intel.phone.analyze(raw, country)
   const key = phoneKey(p, raw)
   const valueHash = deps.hasher.entity('phone', key)
-  const rep = await deps.store.network.reputation('phone', valueHash, deps.clock.now())
+  const rep = await reputationFor(deps, 'phone', valueHash)
   const r = phoneResult(p, rep, deps.intel.phone.disposableKnown)
   return { kind: 'phone' as const, ...r, reputation: rep, valueHash, hint: maskPhone(key) }
 }

@@ -343,3 +343,33 @@ describe('POST /v1/check (keyless allowed)', () => {
     expect((await post('/v1/check', { email: 'x'.repeat(321) })).statusCode).toBe(400)
   })
 })
+
+describe('the shared network is not an anonymous lookup service', () => {
+  it('keyless /v1/check answers from reference data only; keyed checks see the network', async () => {
+    const email = 'maria.garcia@acme-corp.com'
+    const ip = '79.200.40.40'
+    // Flag both through an opted-in tenant's fraud label, and catch the IP in an abuse trap.
+    const sharer = await h.tenant({ shareNetwork: true })
+    const ev = (await post('/v1/score', { event: 'signup', email, ip }, sharer.headers)).json()
+    await post('/v1/label', { label: 'fraud', event_id: ev.event_id }, sharer.headers)
+    expect((await h.app.inject({ url: '/.env', remoteAddress: ip })).statusCode).toBe(404)
+
+    const keyed = (await post('/v1/check', { email, ip })).json()
+    expect(keyed.reputation.email).toMatchObject({ network_operators: 1, recent_abuse: true })
+    expect(keyed.reputation.ip).toMatchObject({ network_operators: 1, honeypot_hits: 1, recent_abuse: true })
+    expect(keyed.email.recent_abuse).toBe(true)
+    expect(keyed.ip.fraud_score).toBeGreaterThan(0)
+    expect(keyed.email.fraud_score).toBeGreaterThan(0)
+
+    const zero = { recent_abuse: false, network_risk: 0, network_operators: 0, honeypot_hits: 0 }
+    for (const headers of [{}, { 'x-api-key': 'vk_wrongwrongwrongwrong' }] as Record<string, string>[]) {
+      const anon = await post('/v1/check', { email, ip }, headers)
+      expect(anon.statusCode).toBe(200)
+      const body = anon.json()
+      expect(body.reputation).toEqual({ email: zero, ip: zero })
+      expect(body.email).toMatchObject({ recent_abuse: false, fraud_score: 0 })
+      expect(body.ip).toMatchObject({ recent_abuse: false, fraud_score: 0 })
+      expect(body.summary).not.toMatch(/operator network|abuse trap/)
+    }
+  })
+})
