@@ -14,6 +14,7 @@ import {
   type IdentifierDeps,
 } from './identifiers.js'
 import { consumeQuota } from './quota.js'
+import { assertQuotaFits } from './quota-check.js'
 
 type CheckCtx = TenantCtx & IdentifierDeps
 type AnyEvaluated = Evaluated<{ fraud_score: number }>
@@ -68,6 +69,7 @@ export async function checkOne<I, R extends { fraud_score: number }, K extends L
   evaluator: Evaluator<I, R, K>,
   input: I,
 ): Promise<CheckView<K, R>> {
+  await assertQuotaFits(ctx, 1)
   const e = await evaluator(ctx, input)
   await record(ctx, [e])
   return view(e)
@@ -78,6 +80,7 @@ export async function checkBatch<I, R extends { fraud_score: number }, K extends
   evaluator: Evaluator<I, R, K>,
   inputs: readonly I[],
 ): Promise<{ results: CheckView<K, R>[] }> {
+  await assertQuotaFits(ctx, inputs.length)
   const evaluated = await mapLimit(inputs, BATCH_CONCURRENCY, (input) => evaluator(ctx, input))
   await record(ctx, evaluated)
   return { results: evaluated.map((e) => view(e)) }
@@ -101,10 +104,12 @@ export async function checkCombined(
   body: { email?: string; ip?: string },
 ): Promise<CombinedView> {
   const d = ctx ?? deps
+  const units = (body.email !== undefined ? 1 : 0) + (body.ip !== undefined ? 1 : 0)
+  if (units === 0) throw badRequest('body must contain email, ip or both')
+  if (ctx) await assertQuotaFits(ctx, units)
   const jobs: Promise<AnyEvaluated>[] = []
   if (body.email !== undefined) jobs.push(evaluateEmail(d, body.email))
   if (body.ip !== undefined) jobs.push(evaluateIp(d, body.ip))
-  if (jobs.length === 0) throw badRequest('body must contain email, ip or both')
   const evaluated = await Promise.all(jobs)
   if (ctx) await record(ctx, evaluated)
   const out: CombinedView = {

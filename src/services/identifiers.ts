@@ -8,8 +8,8 @@ import { type PhoneResult, phoneResult } from '../scoring/identifiers/phone.js'
 import type { LookupKind } from '../store/lookups.js'
 import { EMPTY_REPUTATION, type Reputation } from '../store/network.js'
 import type { Tenant } from '../store/tenants.js'
-import type { EntityKind } from '../util/secrets.js'
 import { maskEmail, maskPhone } from '../util/mask.js'
+import type { EntityKind } from '../util/secrets.js'
 import type { Deps } from './context.js'
 
 export interface IdentifierDeps extends Deps {
@@ -69,10 +69,7 @@ export async function evaluateEmail(
   const a = deps.intel.email.analyze(raw)
   const { key, hint } = emailKey(a, raw)
   const valueHash = deps.hasher.entity('email', key)
-  const [mx, rep] = await Promise.all([
-    mxStatus(deps.intel, a),
-    reputationFor(deps, 'email', valueHash),
-  ])
+  const [mx, rep] = await Promise.all([mxStatus(deps.intel, a), reputationFor(deps, 'email', valueHash)])
   const catchAll =
     mx === 'valid' && a.domain && !a.isFreeProvider ? await deps.intel.email.catchAll(a.domain) : null
   const r = emailResult(a, mx, catchAll, rep)

@@ -3,6 +3,7 @@ import { ApiError } from '../../src/errors.js'
 import type { TenantCtx } from '../../src/services/context.js'
 import { consumeQuota } from '../../src/services/quota.js'
 import { build, type Harness } from '../helpers/build.js'
+import { testIntel } from '../helpers/intel.js'
 
 let h: Harness
 afterEach(async () => {
@@ -83,6 +84,34 @@ describe('monthly quota', () => {
     // The refused calls left nothing behind: November used exactly 10.
     expect(await h.store.usage.used(t.tenantId, '2026-11')).toBe(10)
     expect(await h.store.usage.used(t.tenantId, '2026-12')).toBe(10)
+  })
+
+  it('refuses an over-quota identifier check before any DNS lookup', async () => {
+    const { dns } = await testIntel()
+    h = await build()
+    const t = await h.tenant({ monthlyQuota: 2 })
+    const post = (url: string, payload: object) =>
+      h.app.inject({ method: 'POST', url, headers: t.headers, payload })
+    // Within the quota the mail server is looked up.
+    expect((await post('/v1/check/email', { email: 'someone@quota-first.example' })).statusCode).toBe(200)
+    expect(dns.count('quota-first.example')).toBeGreaterThan(0)
+    // One unit left: a two-row batch and a two-identifier /v1/check do not fit, and cost nothing.
+    const batch = await post('/v1/batch/check/email', {
+      rows: [{ email: 'a@quota-batch.example' }, { email: 'b@quota-batch.example' }],
+    })
+    expect(batch.statusCode).toBe(429)
+    expect(batch.json().error).toMatch(/monthly quota of 2/)
+    expect(batch.headers['retry-after']).toBeDefined()
+    const both = await post('/v1/check', { email: 'c@quota-combined.example', ip: '8.8.8.8' })
+    expect(both.statusCode).toBe(429)
+    expect(await h.store.usage.used(t.tenantId, new Date(h.clock.now()).toISOString().slice(0, 7))).toBe(1)
+    expect((await post('/v1/check/email', { email: 'someone@quota-last.example' })).statusCode).toBe(200)
+    const over = await post('/v1/check/email', { email: 'someone@quota-over.example' })
+    expect(over.statusCode).toBe(429)
+    expect(over.json().error).toMatch(/monthly quota/)
+    for (const name of ['quota-batch.example', 'quota-combined.example', 'quota-over.example']) {
+      expect(dns.count(name), name).toBe(0)
+    }
   })
 
   it('defaults to 10,000 units for a new tenant', async () => {
