@@ -44,13 +44,16 @@ export async function traps(
   err(
     `traps: ${hits.length} hits read from ${file}${malformed ? `, ${malformed} malformed lines skipped` : ''}\n`,
   )
-  await store.db.tx(async (sql) => {
+  const stored = await store.db.tx(function* () {
+    let n = 0
     for (let i = 0; i < hits.length; i++) {
       const h = hits[i]!
-      await store.network.addTrapHit(h.ipHash, h.prefix, h.path, 'import', h.at, sql)
+      if (yield* store.network.addTrapHit(h.ipHash, h.prefix, h.path, 'import', h.at)) n++
       if ((i + 1) % 10_000 === 0) err(`traps: ${i + 1}/${hits.length} written\n`)
     }
+    return n
   })
-  out({ imported: hits.length, malformed })
+  // Hits repeating an IP and path within the hour, or past the per-IP cap, are not stored again.
+  out({ imported: hits.length, stored, malformed })
   return 0
 }

@@ -38,6 +38,7 @@ function enforce(reply: FastifyReply, r: LimitResult): void {
 export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('auth', null)
   app.addHook('onRequest', async (request, reply) => {
+    deps.store.invalidation.poll()
     const mode = request.routeOptions.config.auth
     if (mode === undefined) return
     const now = deps.clock.now()

@@ -40,9 +40,10 @@ export function view<R, K extends LookupKind>(e: Evaluated<R, K>): CheckView<K, 
 /** Meters the checks and records them in the lookup history, in one transaction: all or nothing. */
 async function record(ctx: CheckCtx, evaluated: readonly AnyEvaluated[]): Promise<void> {
   const now = ctx.clock.now()
-  await ctx.store.db.tx(async (sql) => {
-    await consumeQuota(ctx, evaluated.length, sql)
-    await ctx.store.lookups.add(
+  const { store } = ctx
+  await store.db.tx(function* () {
+    yield* consumeQuota(ctx, evaluated.length, now)
+    yield* store.lookups.add(
       ctx.tenant.id,
       evaluated.map((e) => ({
         kind: e.kind,
@@ -51,7 +52,6 @@ async function record(ctx: CheckCtx, evaluated: readonly AnyEvaluated[]): Promis
         fraudScore: e.result.fraud_score,
         createdMs: now,
       })),
-      sql,
     )
   })
 }

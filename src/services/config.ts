@@ -24,16 +24,16 @@ export async function updateConfig(
   ctx: TenantCtx,
   patch: { weights?: Partial<Record<WeightKey, number>>; thresholds?: Partial<Record<ThresholdKey, number>> },
 ): Promise<ConfigView> {
-  const current = await getConfig(ctx)
-  const overrides: ConfigOverrides = {
-    weights: { ...current.overrides.weights, ...patch.weights },
-    thresholds: { ...current.overrides.thresholds, ...patch.thresholds },
-  }
-  const problem = configProblem(effectiveConfig(overrides))
-  if (problem) throw badRequest(problem)
-  await ctx.store.config.set(ctx.tenant.id, {
-    weights: { ...patch.weights } as Record<string, number>,
-    thresholds: { ...patch.thresholds } as Record<string, number>,
-  })
-  return { overrides, effective: effectiveConfig(overrides) }
+  const merged = (await ctx.store.config.set(
+    ctx.tenant.id,
+    {
+      weights: { ...patch.weights } as Record<string, number>,
+      thresholds: { ...patch.thresholds } as Record<string, number>,
+    },
+    (o) => {
+      const problem = configProblem(effectiveConfig(o as ConfigOverrides))
+      if (problem) throw badRequest(problem)
+    },
+  )) as ConfigOverrides
+  return { overrides: merged, effective: effectiveConfig(merged) }
 }

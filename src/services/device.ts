@@ -1,9 +1,8 @@
 import type { IpIntelResult } from '../intel/ip/index.js'
 import { VELOCITY_WINDOW_MS } from '../scoring/checks/velocity.js'
 import type { ConnectionClass, DeviceFlags, DeviceHistory } from '../scoring/types.js'
-import type { Sql } from '../store/db.js'
 import { ALL_TRAFFIC, type CollisionRate, type DeviceHistoryRows } from '../store/devices.js'
-import type { Store } from '../store/index.js'
+import type { Store, Work } from '../store/index.js'
 import type { Clock } from '../util/clock.js'
 import type { Hasher } from '../util/secrets.js'
 import type { TenantCtx } from './context.js'
@@ -115,47 +114,69 @@ export interface DeviceFacts {
   rows: DeviceHistoryRows
 }
 
-/** Reads the device history of one event on the writer's transaction (two statements). */
-export async function deviceHistory(
-  ctx: TenantCtx,
-  sql: Sql,
+/**
+ * Records the device's links and reads its history for one event, inside the writer's unit of work: the
+ * counters include this event, and the timeline holds the device's earlier observations.
+ */
+export function* deviceHistory(
+  tenantId: string,
   d: DeviceResolution,
-  event: { userId: string | null; ipHash: string | null; ipPrefix: string | null },
+  event: {
+    userId: string | null
+    ipHash: string | null
+    ipPrefix: string | null
+    asn: number | null
+    country: string | null
+  },
+  store: Store,
   now: number,
-): Promise<DeviceFacts | null> {
+): Work<DeviceFacts | null> {
   if (!d.observed) return null
   const current = { ms: now, ipHash: event.ipHash, connection: d.connection }
+  const key =
+    d.rung === 2
+      ? { column: 'device_id' as const, value: d.fingerprint! }
+      : { column: 'token_id' as const, value: d.tokenId }
+  const rows = yield* store.devices.history(
+    {
+      tenantId,
+      createdMs: now,
+      deviceId: d.fingerprint,
+      resolvedId: d.resolvedId,
+      tokenId: d.tokenId,
+      rung: d.rung,
+      userId: event.userId,
+      ipHash: event.ipHash,
+      ipPrefix: event.ipPrefix,
+      asn: event.asn,
+      country: event.country,
+      connectionType: d.connection,
+      platform: d.platform,
+    },
+    key,
+    now - TIMELINE_WINDOW_MS,
+  )
   if (d.rung === 3) {
-    const rows: DeviceHistoryRows = {
-      fingerprintAccounts: 0,
-      fingerprintNetworkAccounts: 0,
-      deviceAccounts: event.userId ? 1 : 0,
-      deviceIps: event.ipHash ? 1 : 0,
-      timeline: [],
-    }
+    // Rung 3 links nothing: only this event counts.
     const history: DeviceHistory = {
       rung: 3,
-      accounts: rows.deviceAccounts,
+      accounts: event.userId ? 1 : 0,
       accountsSameNetwork: 0,
       recentEvents: 1,
       current,
       timeline: [],
     }
-    return { history, rows }
+    return {
+      history,
+      rows: {
+        fingerprintAccounts: 0,
+        fingerprintNetworkAccounts: 0,
+        deviceAccounts: event.userId ? 1 : 0,
+        deviceIps: event.ipHash ? 1 : 0,
+        timeline: [],
+      },
+    }
   }
-  const key =
-    d.rung === 1
-      ? { column: 'token_id' as const, value: d.tokenId }
-      : { column: 'device_id' as const, value: d.fingerprint! }
-  const rows = await ctx.store.devices.history(sql, {
-    tenantId: ctx.tenant.id,
-    fingerprint: d.fingerprint,
-    key,
-    userId: event.userId,
-    ipHash: event.ipHash,
-    ipPrefix: event.ipPrefix,
-    sinceMs: now - TIMELINE_WINDOW_MS,
-  })
   const recent = rows.timeline.filter((p) => p.ms > now - VELOCITY_WINDOW_MS).length
   const history: DeviceHistory = {
     rung: d.rung,

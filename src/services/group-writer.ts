@@ -1,6 +1,8 @@
-import type { Db, Sql } from '../store/db.js'
+import { GroupCounters } from '../store/aggregates.js'
+import { type Db, q, type Work } from '../store/db.js'
 
-type Job<T> = (sql: Sql) => Promise<T>
+/** A scoring job: a unit of work that may add to the group's counters once it has succeeded. */
+export type Job<T> = (counters: GroupCounters) => Work<T>
 
 interface Pending {
   job: Job<unknown>
@@ -11,8 +13,9 @@ interface Pending {
 /**
  * Group commit for the scoring write path: jobs submitted in the same tick run one after another in a
  * single transaction, each inside its own savepoint. Every job sees the rows of the jobs before it
- * (velocity history stays exact), one failing job is rolled back alone, and concurrent requests share
- * one commit instead of paying for one each.
+ * (velocity history stays exact), one failing job is rolled back alone, the counters of the whole group
+ * are written once at its end, and concurrent requests share one commit instead of paying for one each.
+ * On SQLite the whole group runs synchronously: nothing else runs on the event loop meanwhile.
  */
 export class GroupWriter {
   private queue: Pending[] = []
@@ -22,6 +25,11 @@ export class GroupWriter {
     private readonly db: Db,
     private readonly maxGroup = 256,
   ) {}
+
+  /** Jobs waiting for the next commit: the load-shedding signal. */
+  get depth(): number {
+    return this.queue.length
+  }
 
   submit<T>(job: Job<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -38,19 +46,22 @@ export class GroupWriter {
       const group = this.queue.splice(0, this.maxGroup)
       const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = []
       try {
-        await this.db.tx(async (sql) => {
+        await this.db.tx(function* () {
+          outcomes.length = 0
+          const counters = new GroupCounters()
           for (const item of group) {
-            await sql.run('SAVEPOINT score_job')
+            yield* q.run('SAVEPOINT score_job')
             try {
-              const value = await item.job(sql)
-              await sql.run('RELEASE SAVEPOINT score_job')
+              const value = yield* item.job(counters)
+              yield* q.run('RELEASE SAVEPOINT score_job')
               outcomes.push({ ok: true, value })
             } catch (error) {
-              await sql.run('ROLLBACK TO SAVEPOINT score_job')
-              await sql.run('RELEASE SAVEPOINT score_job')
+              yield* q.run('ROLLBACK TO SAVEPOINT score_job')
+              yield* q.run('RELEASE SAVEPOINT score_job')
               outcomes.push({ ok: false, error })
             }
           }
+          yield* counters.flush()
         })
       } catch (error) {
         // The commit itself failed: nothing of the group was written.

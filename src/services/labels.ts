@@ -1,5 +1,6 @@
 import { badRequest, notFound } from '../errors.js'
 import { parseIp } from '../intel/ip/normalize.js'
+import { addAsnBad } from '../store/aggregates.js'
 import type { NetworkEntity } from '../store/network.js'
 import type { TenantCtx } from './context.js'
 import { emailKey, type IdentifierDeps } from './identifiers.js'
@@ -86,8 +87,9 @@ export async function label(ctx: Ctx, body: LabelBody) {
 
   let contributed: NetworkEntity[] = []
   let suppressed: NetworkEntity[] = []
-  const labelId = await ctx.store.db.tx(async (sql) => {
-    const id = await ctx.store.privacy.addLabel(sql, ctx.tenant.id, {
+  const { store, tenant, hasher } = ctx
+  const labelId = await store.db.tx(function* () {
+    const id = yield* store.privacy.addLabel(tenant.id, {
       eventId: body.event_id ?? null,
       label: body.label,
       note: body.note ?? null,
@@ -96,20 +98,26 @@ export async function label(ctx: Ctx, body: LabelBody) {
     })
     if (body.label === 'legit') {
       suppressed = local
-      await ctx.store.privacy.addSuppressions(
-        sql,
-        ctx.tenant.id,
+      yield* store.privacy.addSuppressions(
+        tenant.id,
         local.map((e) => ({
           action: 'legit' as const,
           entityType: e.kind,
-          valueHash: suppressionHash(ctx.hasher, e),
+          valueHash: suppressionHash(hasher, e),
           eventId: body.event_id ?? null,
           createdMs: now,
         })),
       )
-    } else if (contributes && body.event_id !== undefined) {
+      return id
+    }
+    if (body.event_id !== undefined) {
+      // A confirmed fraud counts toward its ASN's fraud rate once, whatever its verdict was.
+      const bad = yield* store.events.markAsnBad(tenant.id, body.event_id)
+      if (bad) yield* addAsnBad(tenant.id, bad.asn, bad.createdMs)
+    }
+    if (contributes && body.event_id !== undefined) {
       contributed = shareable.filter((_, i) => !already.has(hashes[i]!))
-      await ctx.store.network.addFlags(sql, ctx.tenant.id, contributed, body.label, body.event_id, now)
+      yield* store.network.addFlags(tenant.id, contributed, body.label, body.event_id, now)
     }
     return id
   })

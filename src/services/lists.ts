@@ -70,8 +70,12 @@ function toNew(ctx: TenantCtx, input: ListInput, field: string): NewListEntry {
 }
 
 export async function addListEntry(ctx: TenantCtx, input: ListInput): Promise<ListEntryView> {
-  const entry = await ctx.store.lists.add(ctx.tenant.id, toNew(ctx, input, 'body.value'), ctx.clock.now())
-  return viewEntry(entry, input.value)
+  const [entry] = await ctx.store.lists.addMany(
+    ctx.tenant.id,
+    [toNew(ctx, input, 'body.value')],
+    ctx.clock.now(),
+  )
+  return viewEntry(entry!, input.value)
 }
 
 /** All rows are validated before anything is written; then they are written in one transaction. */

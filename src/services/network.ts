@@ -1,36 +1,61 @@
 import type { NetworkSignals } from '../scoring/checks/network.js'
+import { DAY_MS } from '../store/aggregates.js'
 import type { Store } from '../store/index.js'
 import type { NetworkEntity } from '../store/network.js'
 import type { Hasher } from '../util/secrets.js'
 
-/** ASN fraud rates: 7-day rolling window, at least 50 events, fires at 30 % bad (blocked or labelled fraud). */
+/** ASN fraud rates: the last 7 days (whole UTC days), at least 50 events, fires at 30 % bad. */
 export const ASN_WINDOW_MS = 7 * 24 * 3600_000
 export const ASN_MIN_EVENTS = 50
 export const ASN_RATE_THRESHOLD = 0.3
 
+type Tally = { events: number; bad: number }
+
+function addTo(map: Map<number, Tally>, asn: number, events: number, bad: number): void {
+  const t = map.get(asn)
+  if (t) {
+    t.events += events
+    t.bad += bad
+  } else map.set(asn, { events, bad })
+}
+
 /**
- * Per-ASN fraud rates across the deployment, recomputed by a background job (every minute on the
- * server) so scoring reads them from memory instead of aggregating events on every request.
+ * Per-ASN fraud rates, recomputed by a background job from the daily ASN counters so scoring reads them
+ * from memory. Opted-in tenants' events make the shared rate; a tenant that does not share also counts
+ * its own events, for itself only. An event is bad when it was labelled fraud/chargeback or when its
+ * score without network-derived and list checks reached the block threshold, so the rate can neither
+ * feed itself nor be manufactured with a blocklist.
  */
 export class AsnRates {
-  private rates = new Map<number, { events: number; bad: number }>()
+  private shared = new Map<number, Tally>()
+  private own = new Map<string, Map<number, Tally>>()
   refreshedMs: number | null = null
 
   async refresh(store: Store, nowMs: number): Promise<void> {
-    const next = new Map<number, { events: number; bad: number }>()
-    for (const r of await store.network.asnRates(nowMs - ASN_WINDOW_MS)) {
-      if (r.events >= ASN_MIN_EVENTS) next.set(r.asn, { events: r.events, bad: r.bad })
+    const since = Math.floor((nowMs - ASN_WINDOW_MS) / DAY_MS) * DAY_MS
+    const shared = new Map<number, Tally>()
+    const own = new Map<string, Map<number, Tally>>()
+    for (const r of await store.network.asnRates(since)) {
+      if (r.shared) addTo(shared, r.asn, r.events, r.bad)
+      else {
+        const mine = own.get(r.tenantId) ?? new Map<number, Tally>()
+        addTo(mine, r.asn, r.events, r.bad)
+        own.set(r.tenantId, mine)
+      }
     }
-    this.rates = next
+    this.shared = shared
+    this.own = own
     this.refreshedMs = nowMs
   }
 
-  get(asn: number | null): NetworkSignals['asn'] {
+  get(asn: number | null, tenant: { id: string; shareNetwork: boolean }): NetworkSignals['asn'] {
     if (asn === null) return null
-    const r = this.rates.get(asn)
-    return r
-      ? { asn, events: r.events, bad: r.bad, rate: r.bad / r.events, threshold: ASN_RATE_THRESHOLD }
-      : null
+    const s = this.shared.get(asn)
+    const o = tenant.shareNetwork ? undefined : this.own.get(tenant.id)?.get(asn)
+    const events = (s?.events ?? 0) + (o?.events ?? 0)
+    const bad = (s?.bad ?? 0) + (o?.bad ?? 0)
+    if (events < ASN_MIN_EVENTS) return null
+    return { asn, events, bad, rate: bad / events, threshold: ASN_RATE_THRESHOLD }
   }
 }
 
@@ -52,23 +77,45 @@ export function networkEntities(
   return out
 }
 
-/** Network signals of one event for one tenant: the tenant's suppressed entities are left out. */
+export interface NetworkInputs {
+  ipHash: string | null
+  emailHash: string | null
+  deviceId: string | null
+  userId: string | null
+  asn: number | null
+}
+
+/**
+ * Network signals of one event for one tenant, from memory: the tenant's suppressed entities are left
+ * out (a suppressed IP also hides its trap hits). Entity and suppression hashes are only computed when
+ * the network holds any flag or the tenant any suppression, which on most deployments it does not.
+ */
 export async function gatherNetwork(
-  store: Store,
-  hasher: Hasher,
-  asnRates: AsnRates,
-  tenantId: string,
-  entities: NetworkEntity[],
-  asn: number | null,
+  ctx: { store: Store; hasher: Hasher; asnRates: AsnRates; tenant: { id: string; shareNetwork: boolean } },
+  e: NetworkInputs,
   nowMs: number,
 ): Promise<NetworkSignals> {
-  const hashes = entities.map((e) => suppressionHash(hasher, e))
-  const suppressed = await store.privacy.suppressed(tenantId, hashes)
-  const active = entities.filter((_, i) => !suppressed.has(hashes[i]!))
-  const ip = entities.find((e) => e.kind === 'ip')
-  const [flags, trapHits] = await Promise.all([
-    store.network.flaggedBy(active, nowMs),
-    ip ? store.network.trapHits(ip.valueHash, nowMs) : Promise.resolve(0),
+  const { store, hasher } = ctx
+  const [anyFlags, suppressions] = await Promise.all([
+    store.network.anyFlags(),
+    store.privacy.suppressionSet(ctx.tenant.id),
   ])
-  return { flaggedOperators: flags.operators, flaggedKinds: flags.kinds, trapHits, asn: asnRates.get(asn) }
+  let active: NetworkEntity[] = []
+  if (anyFlags || suppressions.size > 0) {
+    const entities = networkEntities(hasher, e)
+    active = suppressions.size
+      ? entities.filter((x) => !suppressions.has(suppressionHash(hasher, x)))
+      : entities
+  } else if (e.ipHash) active = [{ kind: 'ip', valueHash: e.ipHash }]
+  const ip = active.find((x) => x.kind === 'ip')
+  const [flags, trapHits] = await Promise.all([
+    anyFlags ? store.network.flaggedBy(active, nowMs) : { operators: 0, kinds: {} },
+    ip ? store.network.trapHits(ip.valueHash, nowMs) : 0,
+  ])
+  return {
+    flaggedOperators: flags.operators,
+    flaggedKinds: flags.kinds,
+    trapHits,
+    asn: ctx.asnRates.get(e.asn, ctx.tenant),
+  }
 }

@@ -22,11 +22,12 @@ type Ctx = TenantCtx & IdentifierDeps
 /** Tables erasure writes to; reclaimed afterwards so the freed bytes leave the storage. */
 export const ERASED_TABLES = [
   'events',
-  'event_reasons',
   'lookups',
   'list_entries',
   'labels',
   'device_observations',
+  'device_links',
+  'device_link_counts',
 ] as const
 
 /**
@@ -126,15 +127,15 @@ export async function exportSubject(ctx: Ctx, body: SubjectBody) {
 export async function forgetSubject(ctx: Ctx, body: SubjectBody) {
   const { keys, entities } = subjectKeys(ctx, body)
   const now = ctx.clock.now()
-  const deleted = await ctx.store.db.tx(async (sql) => {
-    const counts = await ctx.store.privacy.erase(sql, ctx.tenant.id, keys)
-    await ctx.store.privacy.addSuppressions(
-      sql,
-      ctx.tenant.id,
+  const { store, tenant, hasher } = ctx
+  const deleted = await store.db.tx(function* () {
+    const counts = yield* store.privacy.erase(tenant.id, keys)
+    yield* store.privacy.addSuppressions(
+      tenant.id,
       entities.map((e) => ({
         action: 'forget' as const,
         entityType: e.kind,
-        valueHash: suppressionHash(ctx.hasher, e),
+        valueHash: suppressionHash(hasher, e),
         eventId: null,
         createdMs: now,
       })),

@@ -13,7 +13,7 @@ import type { ListType } from '../store/lists.js'
 import type { TenantCtx } from './context.js'
 import { type DeviceResolution, resolveDevice } from './device.js'
 import { emailKey, type IdentifierDeps, mxStatus, phoneKey } from './identifiers.js'
-import { type AsnRates, gatherNetwork, networkEntities } from './network.js'
+import { type AsnRates, gatherNetwork } from './network.js'
 
 export type ScoreBody = Static<typeof ScoreRequest>
 
@@ -120,20 +120,12 @@ export async function prepareEvent(ctx: Ctx, body: ScoreBody, overrides?: Overri
   const zone = present(body.timezone)
   const timezone = zone ? { zone, countries: ctx.intel.timezoneCountries(zone) } : null
 
-  const entities = networkEntities(ctx.hasher, { ipHash, emailHash, deviceId, userId })
+  const now = ctx.clock.now()
   const [matches, stored, device, network] = await Promise.all([
     ctx.store.lists.match(ctx.tenant.id, listKeys),
-    overrides ? Promise.resolve(overrides) : ctx.store.config.cachedOverrides(ctx.tenant.id, ctx.clock.now()),
+    overrides ? Promise.resolve(overrides) : ctx.store.config.cachedOverrides(ctx.tenant.id),
     resolveDevice(ctx, { fingerprint: deviceId, token: present(body.device_token), ip }),
-    gatherNetwork(
-      ctx.store,
-      ctx.hasher,
-      ctx.asnRates,
-      ctx.tenant.id,
-      entities,
-      ip?.asn ?? null,
-      ctx.clock.now(),
-    ),
+    gatherNetwork(ctx, { ipHash, emailHash, deviceId, userId, asn: ip?.asn ?? null }, now),
   ])
   return {
     body,

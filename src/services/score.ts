@@ -3,7 +3,8 @@ import { VELOCITY_WINDOW_MS } from '../scoring/checks/velocity.js'
 import { score } from '../scoring/engine.js'
 import { templateExplanation } from '../scoring/explain.js'
 import type { Check, EngineResult } from '../scoring/types.js'
-import type { Sql } from '../store/db.js'
+import type { GroupCounters } from '../store/aggregates.js'
+import type { Work } from '../store/db.js'
 import { mapLimit } from '../util/pool.js'
 import { uuidv7 } from '../util/uuid.js'
 import type { TenantCtx } from './context.js'
@@ -12,6 +13,7 @@ import type { GroupWriter } from './group-writer.js'
 import type { IdentifierDeps } from './identifiers.js'
 import type { AsnRates } from './network.js'
 import { consumeQuota } from './quota.js'
+import { assertQuotaFits } from './quota-check.js'
 import { deviceFlags, type PreparedEvent, prepareEvent, type ScoreBody } from './score-inputs.js'
 
 export interface ScoreDeps extends IdentifierDeps {
@@ -43,16 +45,43 @@ interface Scored {
   device?: DeviceProfile
 }
 
+/** Checks that come from the shared network or the tenant's lists: left out of the ASN "bad" test. */
+const NOT_CORE = /^(abusive_asn|seen_in_fraud_network|abuse_ip|blocklisted_.*|allowlisted_.*)$/
+
 /**
- * Reads the history this event needs, runs the pure engine and records the event, all on the writer's
- * transaction so the next event (of this batch or of a concurrent request) sees this one.
+ * Whether the event counts as bad for its ASN's fraud rate: its score from its own signals alone (no
+ * network-derived and no list checks) reaches the block threshold. A rate that counted blocks could feed
+ * itself (abusive_asn producing the blocks that keep it firing) or be made with a blocklist.
  */
-async function scoreAndRecord(ctx: ScoreCtx, sql: Sql, p: PreparedEvent, now: number): Promise<Scored> {
+export function countsAsBadForAsn(result: EngineResult, blockThreshold: number): boolean {
+  let core = 0
+  for (const c of result.checks) if (!NOT_CORE.test(c.reason)) core += c.weight
+  return Math.min(100, core) >= blockThreshold
+}
+
+/**
+ * Reads the history this event needs, runs the pure engine and records the event, all in the writer's
+ * unit of work so the next event (of this batch or of a concurrent request) sees this one.
+ */
+function* scoreAndRecord(
+  ctx: ScoreCtx,
+  counters: GroupCounters,
+  p: PreparedEvent,
+  now: number,
+): Work<Scored> {
+  const { store, tenant } = ctx
   const ipAccounts = p.ipHash
-    ? await ctx.store.events.ipAccounts(sql, ctx.tenant.id, p.ipHash, now - VELOCITY_WINDOW_MS, p.userId)
+    ? yield* store.events.ipAccounts(tenant.id, p.ipHash, now - VELOCITY_WINDOW_MS, p.userId)
     : null
   const ipPrefix = p.ip?.prefix ?? null
-  const dev = await deviceHistory(ctx, sql, p.device, { userId: p.userId, ipHash: p.ipHash, ipPrefix }, now)
+  const event = {
+    userId: p.userId,
+    ipHash: p.ipHash,
+    ipPrefix,
+    asn: p.ip?.asn ?? null,
+    country: p.ip?.country ?? null,
+  }
+  const dev = yield* deviceHistory(tenant.id, p.device, event, store, now)
   const result = score({
     config: p.config,
     lists: p.lists,
@@ -66,45 +95,60 @@ async function scoreAndRecord(ctx: ScoreCtx, sql: Sql, p: PreparedEvent, now: nu
     network: p.network,
   })
   const id = uuidv7(now)
-  await ctx.store.events.insert(sql, {
-    id,
-    tenantId: ctx.tenant.id,
+  const asnBad = countsAsBadForAsn(result, p.config.thresholds.block)
+  yield* store.events.insert(
+    {
+      id,
+      tenantId: tenant.id,
+      createdMs: now,
+      event: p.body.event,
+      userId: p.userId,
+      deviceId: p.deviceId,
+      resolvedDeviceId: dev ? p.device.resolvedId : null,
+      emailHash: p.emailHash,
+      emailDomain: p.email?.domain ?? null,
+      ipHash: p.ipHash,
+      ipPrefix,
+      asn: event.asn,
+      ipCountry: event.country,
+      phoneHash: p.phoneHash,
+      phoneCountry: p.phoneCountry,
+      score: result.score,
+      verdict: result.verdict,
+      reasons: result.reasons,
+      checks: JSON.stringify(result.checks),
+    },
+    asnBad,
+  )
+  if (dev) {
+    yield* store.devices.insertObservation({
+      tenantId: tenant.id,
+      eventId: id,
+      createdMs: now,
+      deviceId: p.deviceId,
+      resolvedId: p.device.resolvedId,
+      tokenId: p.device.tokenId,
+      rung: p.device.rung,
+      userId: p.userId,
+      ipHash: p.ipHash,
+      ipPrefix,
+      asn: event.asn,
+      country: event.country,
+      connectionType: p.device.connection,
+      platform: p.device.platform,
+      verdict: result.verdict,
+    })
+  }
+  counters.add({
+    tenantId: tenant.id,
     createdMs: now,
-    event: p.body.event,
-    userId: p.userId,
-    deviceId: p.deviceId,
-    resolvedDeviceId: dev ? p.device.resolvedId : null,
-    emailHash: p.emailHash,
-    emailDomain: p.email?.domain ?? null,
-    ipHash: p.ipHash,
-    ipPrefix: p.ip?.prefix ?? null,
-    asn: p.ip?.asn ?? null,
-    ipCountry: p.ip?.country ?? null,
-    phoneHash: p.phoneHash,
-    phoneCountry: p.phoneCountry,
-    score: result.score,
     verdict: result.verdict,
+    score: result.score,
     reasons: result.reasons,
-    checks: JSON.stringify(result.checks),
+    asn: event.asn,
+    asnBad,
   })
   if (!dev) return { id, prepared: p, result }
-  await ctx.store.devices.insertObservation(sql, {
-    tenantId: ctx.tenant.id,
-    eventId: id,
-    createdMs: now,
-    deviceId: p.deviceId,
-    resolvedId: p.device.resolvedId,
-    tokenId: p.device.tokenId,
-    rung: p.device.rung,
-    userId: p.userId,
-    ipHash: p.ipHash,
-    ipPrefix,
-    asn: p.ip?.asn ?? null,
-    country: p.ip?.country ?? null,
-    connectionType: p.device.connection,
-    platform: p.device.platform,
-    verdict: result.verdict,
-  })
   const device = deviceProfile(p.device, dev, deviceFlags(p), p.ip, p.timezone?.zone ?? null)
   return { id, prepared: p, result, device }
 }
@@ -157,29 +201,32 @@ async function explain(ctx: ScoreCtx, scored: Scored[], out: ScoreResponse[]): P
 }
 
 export async function scoreEvent(ctx: ScoreCtx, body: ScoreBody): Promise<ScoreResponse> {
+  // An over-quota key is refused before any DNS lookup or preparation.
+  await assertQuotaFits(ctx, 1)
   const prepared = await prepareEvent(ctx, body)
-  const scored = await ctx.writer.submit(async (sql) => {
+  const scored = await ctx.writer.submit(function* (counters) {
     const now = ctx.clock.now()
-    await consumeQuota(ctx, 1, sql)
-    return scoreAndRecord(ctx, sql, prepared, now)
+    yield* consumeQuota(ctx, 1, now)
+    return yield* scoreAndRecord(ctx, counters, prepared, now)
   })
   const out = respond(scored)
   await explain(ctx, [scored], [out])
   return out
 }
 
-/** Rows are scored and recorded in order in one transaction: later rows see earlier rows' history. */
+/** Rows are scored and recorded in order in one unit of work: later rows see earlier rows' history. */
 export async function scoreBatch(
   ctx: ScoreCtx,
   rows: readonly ScoreBody[],
 ): Promise<{ results: ScoreResponse[] }> {
-  const overrides = await ctx.store.config.cachedOverrides(ctx.tenant.id, ctx.clock.now())
+  await assertQuotaFits(ctx, rows.length)
+  const overrides = await ctx.store.config.cachedOverrides(ctx.tenant.id)
   const prepared = await mapLimit(rows, 32, (row) => prepareEvent(ctx, row, overrides))
-  const scored = await ctx.writer.submit(async (sql) => {
+  const scored = await ctx.writer.submit(function* (counters) {
     const now = ctx.clock.now()
-    await consumeQuota(ctx, rows.length, sql)
+    yield* consumeQuota(ctx, rows.length, now)
     const out: Scored[] = []
-    for (const p of prepared) out.push(await scoreAndRecord(ctx, sql, p, now))
+    for (const p of prepared) out.push(yield* scoreAndRecord(ctx, counters, p, now))
     return out
   })
   const results = scored.map(respond)

@@ -77,7 +77,7 @@ export interface TrapRequest {
   headers: IncomingHttpHeaders
 }
 
-export type TrapOutcome = 'recorded' | 'browser' | 'rate_limited' | 'no_ip'
+export type TrapOutcome = 'recorded' | 'duplicate' | 'browser' | 'rate_limited' | 'no_ip'
 
 /**
  * Records abuse-trap hits (keyed IP hash and prefix), which drive `abuse_ip` and
@@ -98,13 +98,11 @@ export class TrapRecorder {
       return 'rate_limited'
     }
     if (!this.limiter.hit('all', TRAP_RECORDS_PER_MINUTE, now).allowed) return 'rate_limited'
-    await this.deps.store.network.addTrapHit(
-      this.deps.hasher.entity('ip', ip.ip),
-      ip.prefix,
-      req.path,
-      'http',
-      now,
+    const { network } = this.deps.store
+    const ipHash = this.deps.hasher.entity('ip', ip.ip)
+    const stored = await this.deps.store.db.tx(() =>
+      network.addTrapHit(ipHash, ip.prefix, req.path, 'http', now),
     )
-    return 'recorded'
+    return stored ? 'recorded' : 'duplicate'
   }
 }

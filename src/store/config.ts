@@ -1,53 +1,66 @@
-import type { Db } from './db.js'
+import { type Db, q } from './db.js'
+import { Cached, type Invalidation, tenantScoped } from './invalidation.js'
 
 export type ConfigSection = 'weights' | 'thresholds'
 export type Overrides = Record<ConfigSection, Record<string, number>>
 
-/** Overrides are read on every score; a short in-process cache spares the query. */
-const CACHE_MS = 2000
-
 export class ConfigStore {
-  private readonly cache = new Map<string, { at: number; value: Overrides }>()
+  private readonly cache: Cached<string, Overrides>
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly inv: Invalidation,
+  ) {
+    this.cache = new Cached(inv, tenantScoped('config'))
+  }
 
-  /**
-   * Cached overrides. Writes through this process invalidate at once; a change made by another process
-   * sharing the database shows within two seconds.
-   */
-  async cachedOverrides(tenantId: string, nowMs: number): Promise<Overrides> {
-    const hit = this.cache.get(tenantId)
-    if (hit && nowMs - hit.at >= 0 && nowMs - hit.at < CACHE_MS) return hit.value
-    const value = await this.overrides(tenantId)
-    if (this.cache.size > 10_000) this.cache.clear()
-    this.cache.set(tenantId, { at: nowMs, value })
-    return value
+  /** The tenant's overrides from memory; every write (here or in another process) drops the copy. */
+  cachedOverrides(tenantId: string): Promise<Overrides> {
+    return this.cache.get(tenantId, () => this.overrides(tenantId))
   }
 
   async overrides(tenantId: string): Promise<Overrides> {
-    const rows = await this.db.all<{ section: ConfigSection; key: string; value: number }>(
-      'SELECT section, key, value FROM tenant_config WHERE tenant_id = ?',
-      [tenantId],
+    return toOverrides(
+      await this.db.all<{ section: ConfigSection; key: string; value: number }>(READ, [tenantId]),
     )
-    const out: Overrides = { weights: {}, thresholds: {} }
-    for (const r of rows) out[r.section][r.key] = Number(r.value)
-    return out
   }
 
-  /** Writes every override of the patch in one transaction. */
-  async set(tenantId: string, patch: Overrides): Promise<void> {
-    this.cache.delete(tenantId)
-    await this.db.tx(async (sql) => {
+  /**
+   * Merges the patch into the stored overrides and writes it, in one transaction that first locks the
+   * tenant's row: `check` sees the merged result and may throw to refuse the whole change, so two
+   * concurrent updates can never combine into an inconsistent configuration.
+   */
+  set(tenantId: string, patch: Overrides, check: (merged: Overrides) => void): Promise<Overrides> {
+    const inv = this.inv
+    return this.db.tx(function* () {
+      yield* q.run('UPDATE tenants SET id = id WHERE id = ?', [tenantId])
+      const current = toOverrides(
+        yield* q.all<{ section: ConfigSection; key: string; value: number }>(READ, [tenantId]),
+      )
+      const merged: Overrides = {
+        weights: { ...current.weights, ...patch.weights },
+        thresholds: { ...current.thresholds, ...patch.thresholds },
+      }
+      check(merged)
       for (const section of ['weights', 'thresholds'] as const) {
         for (const [key, value] of Object.entries(patch[section])) {
-          await sql.run(
+          yield* q.run(
             `INSERT INTO tenant_config (tenant_id, section, key, value) VALUES (?, ?, ?, ?)
              ON CONFLICT (tenant_id, section, key) DO UPDATE SET value = excluded.value`,
             [tenantId, section, key, value],
           )
         }
       }
+      yield* inv.touch(`config:${tenantId}`)
+      return merged
     })
-    this.cache.delete(tenantId)
   }
+}
+
+const READ = 'SELECT section, key, value FROM tenant_config WHERE tenant_id = ?'
+
+function toOverrides(rows: { section: ConfigSection; key: string; value: number }[]): Overrides {
+  const out: Overrides = { weights: {}, thresholds: {} }
+  for (const r of rows) out[r.section][r.key] = Number(r.value)
+  return out
 }

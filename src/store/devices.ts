@@ -1,5 +1,6 @@
 import type { ConnectionClass, DevicePoint } from '../scoring/types.js'
-import type { Db, Param, Sql } from './db.js'
+import { type Db, q, type Work } from './db.js'
+import { COLLISION_QUERY, type LinkKind, linksOf, recordLinks } from './links.js'
 
 /** One score of an event that carried a fingerprint or a device token. No raw IP: hash, prefix, ASN, country. */
 export interface DeviceObservation {
@@ -26,17 +27,6 @@ export interface DeviceObservation {
 /** Which column links the resolved device's history: the token identity at rung 1, the fingerprint at rung 2. */
 export type DeviceKey = { column: 'token_id' | 'device_id'; value: string }
 
-export interface DeviceHistoryQuery {
-  tenantId: string
-  fingerprint: string | null
-  key: DeviceKey
-  userId: string | null
-  ipHash: string | null
-  ipPrefix: string | null
-  /** Timeline rows newer than this are returned. */
-  sinceMs: number
-}
-
 export interface DeviceHistoryRows {
   /** Distinct accounts on the fingerprint / on fingerprint + network / on the resolved device; each includes the current one. */
   fingerprintAccounts: number
@@ -61,8 +51,17 @@ export interface CollisionRate {
 export const TIMELINE_LIMIT = 120
 export const ALL_TRAFFIC = '*'
 
+const TIMELINE = (column: string) => `SELECT created_ms, ip_hash, connection_type FROM device_observations
+  WHERE tenant_id = ? AND ${column} = ? AND created_ms > ? ORDER BY created_ms DESC, id DESC LIMIT ${TIMELINE_LIMIT}`
+const TIMELINE_BY_TOKEN = TIMELINE('token_id')
+const TIMELINE_BY_FINGERPRINT = TIMELINE('device_id')
+
 const OBS_COLS =
   'tenant_id, event_id, created_ms, device_id, resolved_id, token_id, rung, user_id, ip_hash, ip_prefix, asn, country, connection_type, platform, verdict'
+
+const INSERT_OBSERVATION = `INSERT INTO device_observations (${OBS_COLS}) VALUES (${OBS_COLS.split(',')
+  .map(() => '?')
+  .join(', ')})`
 
 interface ObsRow {
   id: number
@@ -85,97 +84,66 @@ export class DeviceStore {
 
   constructor(private readonly db: Db) {}
 
-  async insertObservation(sql: Sql, o: DeviceObservation): Promise<void> {
-    await sql.run(
-      `INSERT INTO device_observations (${OBS_COLS}) VALUES (${OBS_COLS.split(',')
-        .map(() => '?')
-        .join(', ')})`,
-      [
-        o.tenantId,
-        o.eventId,
-        o.createdMs,
-        o.deviceId,
-        o.resolvedId,
-        o.tokenId,
-        o.rung,
-        o.userId,
-        o.ipHash,
-        o.ipPrefix,
-        o.asn,
-        o.country,
-        o.connectionType,
-        o.platform,
-        o.verdict,
-      ],
-    )
-  }
-
   /**
-   * Everything the engine and the device profile need about one event's device, in two statements on
-   * the writer's transaction: one pass of distinct counts over the fingerprint's and the resolved
-   * device's observations, and the resolved device's recent timeline.
+   * Records the observation's links and returns everything the engine and the device profile need about
+   * the device: counts from the link counters (one insert and one upsert, whatever the history) and the
+   * resolved device's recent timeline (an index range bounded by `sinceMs` and TIMELINE_LIMIT rows).
    */
-  async history(sql: Sql, q: DeviceHistoryQuery): Promise<DeviceHistoryRows> {
-    const col = q.key.column
-    const fp = q.fingerprint
-    const k = q.key.value
-    const params: Param[] = [
-      fp,
-      fp,
-      q.userId,
-      fp,
-      q.ipPrefix,
-      fp,
-      q.ipPrefix,
-      q.userId,
-      k,
-      k,
-      q.userId,
-      k,
-      k,
-      q.ipHash,
-      q.tenantId,
-      fp,
-      k,
-    ]
-    const agg = await sql.get<Record<string, unknown>>(
-      `SELECT
-         COUNT(DISTINCT CASE WHEN device_id = ? THEN user_id END) AS fp_accounts,
-         MAX(CASE WHEN device_id = ? AND user_id = ? THEN 1 ELSE 0 END) AS fp_seen,
-         COUNT(DISTINCT CASE WHEN device_id = ? AND ip_prefix = ? THEN user_id END) AS net_accounts,
-         MAX(CASE WHEN device_id = ? AND ip_prefix = ? AND user_id = ? THEN 1 ELSE 0 END) AS net_seen,
-         COUNT(DISTINCT CASE WHEN ${col} = ? THEN user_id END) AS dev_accounts,
-         MAX(CASE WHEN ${col} = ? AND user_id = ? THEN 1 ELSE 0 END) AS dev_seen,
-         COUNT(DISTINCT CASE WHEN ${col} = ? THEN ip_hash END) AS dev_ips,
-         MAX(CASE WHEN ${col} = ? AND ip_hash = ? THEN 1 ELSE 0 END) AS ip_seen
-       FROM device_observations WHERE tenant_id = ? AND (device_id = ? OR ${col} = ?)`,
-      params,
-    )
-    const a = agg ?? {}
-    const plus = (count: unknown, seen: unknown, present: boolean) =>
-      n(count) + (present && n(seen) !== 1 ? 1 : 0)
-    const rows = await sql.all<{
-      created_ms: number
-      ip_hash: string | null
-      connection_type: string | null
-    }>(
-      `SELECT created_ms, ip_hash, connection_type FROM device_observations
-        WHERE tenant_id = ? AND ${col} = ? AND created_ms > ?
-        ORDER BY created_ms DESC, id DESC LIMIT ${TIMELINE_LIMIT}`,
-      [q.tenantId, k, q.sinceMs],
-    )
+  *history(
+    o: Omit<DeviceObservation, 'eventId' | 'verdict'>,
+    key: DeviceKey,
+    sinceMs: number,
+  ): Work<DeviceHistoryRows> {
+    const timelineRows =
+      o.rung === 3
+        ? []
+        : yield* q.all<{ created_ms: number; ip_hash: string | null; connection_type: string | null }>(
+            key.column === 'token_id' ? TIMELINE_BY_TOKEN : TIMELINE_BY_FINGERPRINT,
+            [o.tenantId, key.value, sinceMs],
+          )
+    const links = linksOf({
+      device_id: o.deviceId,
+      token_id: o.tokenId,
+      user_id: o.userId,
+      ip_hash: o.ipHash,
+      ip_prefix: o.ipPrefix,
+      rung: o.rung,
+    })
+    const c = yield* recordLinks(o.tenantId, links, o.createdMs, o.platform)
+    const count = (k: LinkKind) => c.get(k) ?? 0
+    const byToken = key.column === 'token_id'
     return {
-      fingerprintAccounts: fp ? plus(a['fp_accounts'], a['fp_seen'], q.userId !== null) : 0,
-      fingerprintNetworkAccounts:
-        fp && q.ipPrefix ? plus(a['net_accounts'], a['net_seen'], q.userId !== null) : 0,
-      deviceAccounts: plus(a['dev_accounts'], a['dev_seen'], q.userId !== null),
-      deviceIps: plus(a['dev_ips'], a['ip_seen'], q.ipHash !== null),
-      timeline: rows.map((r) => ({
+      fingerprintAccounts: count('fa'),
+      fingerprintNetworkAccounts: count('fna'),
+      deviceAccounts: byToken ? count('ta') : count('fa'),
+      deviceIps: byToken ? count('ti') : count('fi'),
+      timeline: timelineRows.map((r) => ({
         ms: Number(r.created_ms),
         ipHash: r.ip_hash,
         connection: r.connection_type as ConnectionClass | null,
       })),
     }
+  }
+
+  /** The observation row itself, once the event's verdict is known. */
+  *insertObservation(o: DeviceObservation): Work<void> {
+    yield* q.run(INSERT_OBSERVATION, [
+      o.tenantId,
+      o.eventId,
+      o.createdMs,
+      o.deviceId,
+      o.resolvedId,
+      o.tokenId,
+      o.rung,
+      o.userId,
+      o.ipHash,
+      o.ipPrefix,
+      o.asn,
+      o.country,
+      o.connectionType,
+      o.platform,
+      o.verdict,
+    ])
   }
 
   /** Observations of a fingerprint or resolved identity of one tenant, newest first. */
@@ -211,12 +179,7 @@ export class DeviceStore {
     sinceMs: number,
   ): Promise<{ platform: string; fingerprints: number; collided: number }[]> {
     const rows = await this.db.all<{ platform: string | null; fingerprints: number; collided: number }>(
-      `SELECT platform, COUNT(*) AS fingerprints, SUM(CASE WHEN identities > 1 THEN 1 ELSE 0 END) AS collided
-         FROM (SELECT tenant_id, device_id, MAX(platform) AS platform, COUNT(DISTINCT token_id) AS identities
-                 FROM device_observations
-                WHERE rung = 1 AND device_id IS NOT NULL AND created_ms > ?
-                GROUP BY tenant_id, device_id) AS fp
-        GROUP BY platform`,
+      COLLISION_QUERY,
       [sinceMs],
     )
     return rows.map((r) => ({
@@ -228,10 +191,10 @@ export class DeviceStore {
 
   /** Replaces the stored rates and the in-memory copy the scoring path reads. */
   async saveRates(rates: CollisionRate[], now: number): Promise<void> {
-    await this.db.tx(async (sql) => {
-      await sql.run('DELETE FROM device_collision_rates')
+    await this.db.tx(function* () {
+      yield* q.run('DELETE FROM device_collision_rates')
       for (const r of rates) {
-        await sql.run(
+        yield* q.run(
           'INSERT INTO device_collision_rates (platform, fingerprints, collided, rate, measured_ms) VALUES (?, ?, ?, ?, ?)',
           [r.platform, r.fingerprints, r.collided, r.rate, r.measuredMs],
         )

@@ -1,4 +1,5 @@
-import type { Db, Param, Sql } from './db.js'
+import { HOUR_MS } from './aggregates.js'
+import { type Db, type Param, q, type Work } from './db.js'
 
 /** What is stored of a scored event: hashes and coarse attributes, never a raw email, IP or phone. */
 export interface EventRecord {
@@ -84,45 +85,48 @@ export interface EventFilter {
 /** History counts stop here; config thresholds are bounded to 0-100. */
 export const ACCOUNT_COUNT_CAP = 100
 
+const INSERT_EVENT = `INSERT INTO events (${EVENT_COLUMNS}, asn_bad) VALUES (${EVENT_COLUMNS.split(',')
+  .map(() => '?')
+  .join(', ')}, ?)`
+
 const likeEscape = (s: string) => s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export class EventStore {
   constructor(private readonly db: Db) {}
 
-  async insert(sql: Sql, e: EventRecord): Promise<void> {
-    await sql.run(
-      `INSERT INTO events (${EVENT_COLUMNS}) VALUES (${EVENT_COLUMNS.split(',')
-        .map(() => '?')
-        .join(', ')})`,
-      [
-        e.id,
-        e.tenantId,
-        e.createdMs,
-        e.event,
-        e.userId,
-        e.deviceId,
-        e.resolvedDeviceId,
-        e.emailHash,
-        e.emailDomain,
-        e.ipHash,
-        e.ipPrefix,
-        e.asn,
-        e.ipCountry,
-        e.phoneHash,
-        e.phoneCountry,
-        e.score,
-        e.verdict,
-        JSON.stringify(e.reasons),
-        e.checks,
-      ],
+  /** One row per event; statistics and ASN rates are counted by the group's counters instead. */
+  *insert(e: EventRecord, asnBad: boolean): Work<void> {
+    yield* q.run(INSERT_EVENT, [
+      e.id,
+      e.tenantId,
+      e.createdMs,
+      e.event,
+      e.userId,
+      e.deviceId,
+      e.resolvedDeviceId,
+      e.emailHash,
+      e.emailDomain,
+      e.ipHash,
+      e.ipPrefix,
+      e.asn,
+      e.ipCountry,
+      e.phoneHash,
+      e.phoneCountry,
+      e.score,
+      e.verdict,
+      JSON.stringify(e.reasons),
+      e.checks,
+      asnBad ? 1 : 0,
+    ])
+  }
+
+  /** Marks a labelled event bad for its ASN's rate; returns the event's ASN and time when it was not already. */
+  *markAsnBad(tenantId: string, eventId: string): Work<{ asn: number; createdMs: number } | null> {
+    const r = yield* q.get<{ asn: number | null; created_ms: number }>(
+      'UPDATE events SET asn_bad = 1 WHERE tenant_id = ? AND id = ? AND asn_bad = 0 RETURNING asn, created_ms',
+      [tenantId, eventId],
     )
-    // One row per distinct reason feeds the top-reasons statistics with a plain GROUP BY.
-    for (const reason of new Set(e.reasons)) {
-      await sql.run(
-        'INSERT INTO event_reasons (event_id, tenant_id, created_ms, reason) VALUES (?, ?, ?, ?)',
-        [e.id, e.tenantId, e.createdMs, reason],
-      )
-    }
+    return r && r.asn !== null ? { asn: Number(r.asn), createdMs: Number(r.created_ms) } : null
   }
 
   /**
@@ -130,14 +134,8 @@ export class EventStore {
    * whether or not it was seen before. Counting stops at ACCOUNT_COUNT_CAP: every tier threshold is
    * at most 100, so the cap never changes a verdict, and a hot IP costs a bounded scan.
    */
-  async ipAccounts(
-    sql: Sql,
-    tenantId: string,
-    ipHash: string,
-    sinceMs: number,
-    userId: string | null,
-  ): Promise<number> {
-    const r = await sql.get<{ n: number; seen: number | null }>(
+  *ipAccounts(tenantId: string, ipHash: string, sinceMs: number, userId: string | null): Work<number> {
+    const r = yield* q.get<{ n: number; seen: number | null }>(
       `SELECT COUNT(*) AS n, MAX(CASE WHEN user_id = ? THEN 1 ELSE 0 END) AS seen FROM (
          SELECT DISTINCT user_id FROM events
           WHERE tenant_id = ? AND ip_hash = ? AND created_ms > ? AND user_id IS NOT NULL
@@ -181,21 +179,54 @@ export class EventStore {
     return { events: rows.map(toEventRecord), total: Number(total?.n ?? 0) }
   }
 
+  /**
+   * Verdict counts, average scores and top reasons over (sinceMs, untilMs]: whole hours from the hourly
+   * rollup, and the partial hours at either edge of the window from the events themselves (at most two
+   * hours of one tenant's events), so the figures are exact and the cost does not grow with the window.
+   */
   async stats(tenantId: string, sinceMs: number, untilMs: number) {
-    const verdicts = await this.db.all<{ verdict: string; n: number; avg: number }>(
-      `SELECT verdict, COUNT(*) AS n, AVG(score) AS avg FROM events
-        WHERE tenant_id = ? AND created_ms > ? AND created_ms <= ? GROUP BY verdict`,
-      [tenantId, sinceMs, untilMs],
-    )
-    const reasons = await this.db.all<{ reason: string; n: number }>(
-      `SELECT reason, COUNT(*) AS n FROM event_reasons
-        WHERE tenant_id = ? AND created_ms > ? AND created_ms <= ?
-        GROUP BY reason ORDER BY COUNT(*) DESC, reason LIMIT 10`,
-      [tenantId, sinceMs, untilMs],
-    )
+    const firstFull = Math.floor(sinceMs / HOUR_MS) * HOUR_MS + HOUR_MS
+    const endFull = Math.floor((untilMs + 1) / HOUR_MS) * HOUR_MS
+    const verdicts = new Map<string, { n: number; sum: number }>()
+    const reasons = new Map<string, number>()
+    const addVerdict = (v: string, n: number, sum: number) => {
+      const x = verdicts.get(v) ?? { n: 0, sum: 0 }
+      x.n += n
+      x.sum += sum
+      verdicts.set(v, x)
+    }
+    const edges: [number, number][] = []
+    if (firstFull < endFull) {
+      const rows = await this.db.all<{ verdict: string; reason: string; n: number; s: number }>(
+        `SELECT verdict, reason, SUM(n) AS n, SUM(score_sum) AS s FROM event_rollup
+          WHERE tenant_id = ? AND hour_ms >= ? AND hour_ms < ? GROUP BY verdict, reason`,
+        [tenantId, firstFull, endFull],
+      )
+      for (const r of rows) {
+        if (r.reason === '') addVerdict(r.verdict, Number(r.n), Number(r.s))
+        else reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + Number(r.n))
+      }
+      edges.push([sinceMs, firstFull - 1], [endFull - 1, untilMs])
+    } else edges.push([sinceMs, untilMs])
+    for (const [from, to] of edges) {
+      if (to <= from) continue
+      const rows = await this.db.all<{ verdict: string; score: number; reasons: string }>(
+        'SELECT verdict, score, reasons FROM events WHERE tenant_id = ? AND created_ms > ? AND created_ms <= ?',
+        [tenantId, from, to],
+      )
+      for (const r of rows) {
+        addVerdict(r.verdict, 1, Number(r.score))
+        for (const reason of new Set(JSON.parse(r.reasons) as string[])) {
+          reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
+        }
+      }
+    }
     return {
-      verdicts: verdicts.map((v) => ({ verdict: v.verdict, count: Number(v.n), avgScore: Number(v.avg) })),
-      reasons: reasons.map((r) => ({ reason: r.reason, count: Number(r.n) })),
+      verdicts: [...verdicts].map(([verdict, v]) => ({ verdict, count: v.n, avgScore: v.sum / v.n })),
+      reasons: [...reasons]
+        .map(([reason, count]) => ({ reason, count }))
+        .sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : 1))
+        .slice(0, 10),
     }
   }
 }

@@ -2,6 +2,7 @@ import { ConfigStore } from './config.js'
 import type { Db } from './db.js'
 import { DeviceStore } from './devices.js'
 import { EventStore } from './events.js'
+import { Invalidation, postgresListen, postgresNotify } from './invalidation.js'
 import { ListStore } from './lists.js'
 import { LookupStore } from './lookups.js'
 import { migrate } from './migrations.js'
@@ -12,7 +13,8 @@ import { SqliteDb } from './sqlite.js'
 import { TenantStore } from './tenants.js'
 import { UsageStore } from './usage.js'
 
-export type { Db, Sql } from './db.js'
+export type { Db, Work } from './db.js'
+export { q } from './db.js'
 
 /** Every table of tenant data, behind one object; each repository scopes its queries by tenant. */
 export class Store {
@@ -26,20 +28,26 @@ export class Store {
   readonly devices: DeviceStore
   readonly privacy: PrivacyStore
 
-  constructor(readonly db: Db) {
-    this.tenants = new TenantStore(db)
-    this.config = new ConfigStore(db)
-    this.lists = new ListStore(db)
+  constructor(
+    readonly db: Db,
+    readonly invalidation: Invalidation = new Invalidation(),
+    private readonly onClose: () => Promise<void> = async () => {},
+  ) {
+    const inv = invalidation
+    this.tenants = new TenantStore(db, inv)
+    this.config = new ConfigStore(db, inv)
+    this.lists = new ListStore(db, inv)
     this.usage = new UsageStore(db)
     this.lookups = new LookupStore(db)
-    this.network = new NetworkStore(db)
+    this.network = new NetworkStore(db, inv)
     this.events = new EventStore(db)
-    this.privacy = new PrivacyStore(db)
+    this.privacy = new PrivacyStore(db, inv)
     this.devices = new DeviceStore(db)
   }
 
-  close(): Promise<void> {
-    return this.db.close()
+  async close(): Promise<void> {
+    await this.onClose()
+    await this.db.close()
   }
 }
 
@@ -52,7 +60,16 @@ export function parseDatabaseUrl(url: string | undefined): StorageTarget {
   return { kind: 'sqlite', file: value.replace(/^sqlite:(\/\/)?/i, '') }
 }
 
-export async function openStore(target: StorageTarget, options: { pgSchema?: string } = {}): Promise<Store> {
+export interface OpenOptions {
+  pgSchema?: string
+  /**
+   * Listen for other processes' writes (PostgreSQL LISTEN, one extra connection). Servers do; one-shot
+   * CLI commands need not. SQLite always notices them through `PRAGMA data_version`.
+   */
+  listen?: boolean
+}
+
+export async function openStore(target: StorageTarget, options: OpenOptions = {}): Promise<Store> {
   const db: Db =
     target.kind === 'postgres'
       ? new PostgresDb(target.url, options.pgSchema ? { schema: options.pgSchema } : {})
@@ -63,5 +80,22 @@ export async function openStore(target: StorageTarget, options: { pgSchema?: str
     await db.close().catch(() => {})
     throw err
   }
-  return new Store(db)
+  const inv = new Invalidation()
+  let stop = async () => {}
+  if (db instanceof SqliteDb) {
+    let seen = db.dataVersion()
+    inv.poll = () => {
+      const now = db.dataVersion()
+      if (now !== seen) {
+        seen = now
+        inv.publishLocal('*')
+      }
+    }
+  } else if (target.kind === 'postgres') {
+    // A one-shot process that does not listen still tells the servers what it changed.
+    postgresNotify(inv, options.pgSchema)
+    if (options.listen === false) inv.healthy = false
+    else stop = postgresListen(inv, target.url, options.pgSchema)
+  }
+  return new Store(db, inv, stop)
 }

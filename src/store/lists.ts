@@ -1,4 +1,5 @@
-import type { Db, Sql } from './db.js'
+import { type Db, q, type Work } from './db.js'
+import { Cached, type Invalidation, tenantScoped } from './invalidation.js'
 
 export type ListName = 'allow' | 'block'
 export type ListType = 'ip' | 'email' | 'device' | 'user'
@@ -41,28 +42,41 @@ const toEntry = (r: Row): ListEntry => ({
 
 const COLS = 'id, list, type, value_key, hint, created_ms'
 
+/** A tenant's whole list, indexed by (type, key): scoring matches in memory. */
+type ListIndex = Map<string, ListEntry[]>
+const indexKey = (type: string, valueKey: string) => `${type}\u0000${valueKey}`
+
 export class ListStore {
-  constructor(private readonly db: Db) {}
+  private readonly cache: Cached<string, ListIndex>
+
+  constructor(
+    private readonly db: Db,
+    private readonly inv: Invalidation,
+  ) {
+    this.cache = new Cached(inv, tenantScoped('lists'), 1000)
+  }
 
   /** Adds an entry, or returns the existing identical one (adding is idempotent). */
-  async add(tenantId: string, e: NewListEntry, nowMs: number, sql: Sql = this.db): Promise<ListEntry> {
-    await sql.run(
+  *add(tenantId: string, e: NewListEntry, nowMs: number): Work<ListEntry> {
+    yield* q.run(
       `INSERT INTO list_entries (tenant_id, list, type, value_key, hint, created_ms) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (tenant_id, list, type, value_key) DO NOTHING`,
       [tenantId, e.list, e.type, e.valueKey, e.hint, nowMs],
     )
-    const row = await sql.get<Row>(
+    const row = yield* q.get<Row>(
       `SELECT ${COLS} FROM list_entries WHERE tenant_id = ? AND list = ? AND type = ? AND value_key = ?`,
       [tenantId, e.list, e.type, e.valueKey],
     )
     if (!row) throw new Error('list entry vanished after insert')
+    yield* this.inv.touch(`lists:${tenantId}`)
     return toEntry(row)
   }
 
-  async addMany(tenantId: string, entries: readonly NewListEntry[], nowMs: number): Promise<ListEntry[]> {
-    return this.db.tx(async (sql) => {
+  addMany(tenantId: string, entries: readonly NewListEntry[], nowMs: number): Promise<ListEntry[]> {
+    const add = this.add.bind(this)
+    return this.db.tx(function* () {
       const out: ListEntry[] = []
-      for (const e of entries) out.push(await this.add(tenantId, e, nowMs, sql))
+      for (const e of entries) out.push(yield* add(tenantId, e, nowMs))
       return out
     })
   }
@@ -84,24 +98,41 @@ export class ListStore {
   }
 
   async remove(tenantId: string, id: number): Promise<ListEntry | undefined> {
-    const row = await this.db.get<Row>(`SELECT ${COLS} FROM list_entries WHERE tenant_id = ? AND id = ?`, [
-      tenantId,
-      id,
-    ])
-    if (!row) return undefined
-    await this.db.run('DELETE FROM list_entries WHERE tenant_id = ? AND id = ?', [tenantId, id])
-    return toEntry(row)
+    const inv = this.inv
+    return this.db.tx(function* () {
+      const row = yield* q.get<Row>(`SELECT ${COLS} FROM list_entries WHERE tenant_id = ? AND id = ?`, [
+        tenantId,
+        id,
+      ])
+      if (!row) return undefined
+      yield* q.run('DELETE FROM list_entries WHERE tenant_id = ? AND id = ?', [tenantId, id])
+      yield* inv.touch(`lists:${tenantId}`)
+      return toEntry(row)
+    })
   }
 
-  /** Entries of this tenant matching any of the given (type, key) pairs, in one query. */
+  /** Entries of this tenant matching any of the given (type, key) pairs, from the tenant's cached index. */
   async match(tenantId: string, keys: readonly { type: ListType; valueKey: string }[]): Promise<ListEntry[]> {
     if (keys.length === 0) return []
-    const cond = keys.map(() => '(type = ? AND value_key = ?)').join(' OR ')
-    const params = keys.flatMap((k) => [k.type, k.valueKey])
-    const rows = await this.db.all<Row>(
-      `SELECT ${COLS} FROM list_entries WHERE tenant_id = ? AND (${cond})`,
-      [tenantId, ...params],
-    )
-    return rows.map(toEntry)
+    const index = await this.cache.get(tenantId, () => this.load(tenantId))
+    const out: ListEntry[] = []
+    for (const k of keys) {
+      const hit = index.get(indexKey(k.type, k.valueKey))
+      if (hit) out.push(...hit)
+    }
+    return out
+  }
+
+  private async load(tenantId: string): Promise<ListIndex> {
+    const rows = await this.db.all<Row>(`SELECT ${COLS} FROM list_entries WHERE tenant_id = ?`, [tenantId])
+    const index: ListIndex = new Map()
+    for (const r of rows) {
+      const e = toEntry(r)
+      const k = indexKey(e.type, e.valueKey)
+      const at = index.get(k)
+      if (at) at.push(e)
+      else index.set(k, [e])
+    }
+    return index
   }
 }

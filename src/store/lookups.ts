@@ -1,4 +1,4 @@
-import type { Db, Sql } from './db.js'
+import { type Db, q, type Work } from './db.js'
 
 export type LookupKind = 'email' | 'ip' | 'phone'
 
@@ -35,9 +35,9 @@ export const toLookupRecord = (r: LookupRow): LookupRecord => ({
 export class LookupStore {
   constructor(private readonly db: Db) {}
 
-  async add(tenantId: string, rows: readonly Omit<LookupRecord, 'id'>[], sql: Sql = this.db): Promise<void> {
+  *add(tenantId: string, rows: readonly Omit<LookupRecord, 'id'>[]): Work<void> {
     for (const r of rows) {
-      await sql.run(
+      yield* q.run(
         'INSERT INTO lookups (tenant_id, kind, value_hash, hint, fraud_score, created_ms) VALUES (?, ?, ?, ?, ?, ?)',
         [tenantId, r.kind, r.valueHash, r.hint, r.fraudScore, r.createdMs],
       )

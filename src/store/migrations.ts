@@ -5,10 +5,19 @@ import type { Db, Dialect } from './db.js'
  * written as tokens replaced per dialect.
  */
 const TOKENS: Record<Dialect, Record<string, string>> = {
-  sqlite: { '{{SERIAL_PK}}': 'INTEGER PRIMARY KEY AUTOINCREMENT', '{{REAL}}': 'REAL' },
+  sqlite: {
+    '{{SERIAL_PK}}': 'INTEGER PRIMARY KEY AUTOINCREMENT',
+    '{{REAL}}': 'REAL',
+    '{{WITHOUT_ROWID}}': 'WITHOUT ROWID',
+    '{{HOUR}}': '(created_ms / 3600000) * 3600000',
+    '{{DAY}}': '(created_ms / 86400000) * 86400000',
+  },
   postgres: {
     '{{SERIAL_PK}}': 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY',
     '{{REAL}}': 'DOUBLE PRECISION',
+    '{{WITHOUT_ROWID}}': '',
+    '{{HOUR}}': '(created_ms / 3600000) * 3600000',
+    '{{DAY}}': '(created_ms / 86400000) * 86400000',
   },
 }
 
@@ -207,6 +216,75 @@ CREATE TABLE suppressions (
 CREATE INDEX suppressions_tenant_time ON suppressions (tenant_id, created_ms);
 CREATE INDEX suppressions_value ON suppressions (tenant_id, value_hash);
 CREATE INDEX network_flags_tenant ON network_flags (tenant_id, entity_kind, value_hash);
+`,
+  },
+  {
+    version: 6,
+    name: 'maintained aggregates for constant-cost scoring',
+    sql: `
+CREATE TABLE device_links (
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  member TEXT NOT NULL,
+  PRIMARY KEY (tenant_id, key, kind, member)
+) {{WITHOUT_ROWID}};
+CREATE TABLE device_link_counts (
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  last_ms BIGINT NOT NULL,
+  platform TEXT,
+  PRIMARY KEY (tenant_id, kind, key)
+) {{WITHOUT_ROWID}};
+CREATE INDEX device_link_counts_ft ON device_link_counts (last_ms) WHERE kind = 'ft';
+INSERT INTO device_links (tenant_id, kind, key, member)
+  SELECT DISTINCT tenant_id, 'fa', device_id, user_id FROM device_observations WHERE device_id IS NOT NULL AND user_id IS NOT NULL
+  UNION SELECT DISTINCT tenant_id, 'fna', device_id || '|' || ip_prefix, user_id FROM device_observations
+    WHERE device_id IS NOT NULL AND ip_prefix IS NOT NULL AND user_id IS NOT NULL
+  UNION SELECT DISTINCT tenant_id, 'fi', device_id, ip_hash FROM device_observations WHERE device_id IS NOT NULL AND ip_hash IS NOT NULL
+  UNION SELECT DISTINCT tenant_id, 'ta', token_id, user_id FROM device_observations WHERE user_id IS NOT NULL
+  UNION SELECT DISTINCT tenant_id, 'ti', token_id, ip_hash FROM device_observations WHERE ip_hash IS NOT NULL
+  UNION SELECT DISTINCT tenant_id, 'ft', device_id, token_id FROM device_observations WHERE rung = 1 AND device_id IS NOT NULL;
+INSERT INTO device_link_counts (tenant_id, kind, key, n, last_ms, platform)
+  SELECT l.tenant_id, l.kind, l.key, COUNT(*), 0, NULL FROM device_links l WHERE l.kind = 'ft'
+   GROUP BY l.tenant_id, l.kind, l.key;
+UPDATE device_link_counts SET last_ms = COALESCE((SELECT MAX(o.created_ms) FROM device_observations o
+  WHERE o.tenant_id = device_link_counts.tenant_id AND o.device_id = device_link_counts.key AND o.rung = 1), 0);
+CREATE TABLE event_rollup (
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  hour_ms BIGINT NOT NULL,
+  verdict TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  score_sum {{REAL}} NOT NULL,
+  PRIMARY KEY (tenant_id, hour_ms, verdict, reason)
+) {{WITHOUT_ROWID}};
+INSERT INTO event_rollup (tenant_id, hour_ms, verdict, reason, n, score_sum)
+  SELECT tenant_id, {{HOUR}}, verdict, '', COUNT(*), SUM(score) FROM events GROUP BY tenant_id, {{HOUR}}, verdict;
+INSERT INTO event_rollup (tenant_id, hour_ms, verdict, reason, n, score_sum)
+  SELECT r.tenant_id, (r.created_ms / 3600000) * 3600000, e.verdict, r.reason, COUNT(*), 0
+    FROM event_reasons r JOIN events e ON e.id = r.event_id
+   GROUP BY r.tenant_id, (r.created_ms / 3600000) * 3600000, e.verdict, r.reason;
+DROP TABLE event_reasons;
+ALTER TABLE events ADD COLUMN asn_bad INTEGER NOT NULL DEFAULT 0;
+UPDATE events SET asn_bad = 1 WHERE EXISTS (SELECT 1 FROM labels l WHERE l.event_id = events.id AND l.label IN ('fraud', 'chargeback'));
+CREATE TABLE asn_daily (
+  day_ms BIGINT NOT NULL,
+  asn INTEGER NOT NULL,
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  events INTEGER NOT NULL,
+  bad INTEGER NOT NULL,
+  PRIMARY KEY (day_ms, asn, tenant_id)
+) {{WITHOUT_ROWID}};
+INSERT INTO asn_daily (day_ms, asn, tenant_id, events, bad)
+  SELECT {{DAY}}, asn, tenant_id, COUNT(*), SUM(asn_bad) FROM events WHERE asn IS NOT NULL
+   GROUP BY {{DAY}}, asn, tenant_id;
+DROP INDEX events_asn;
+DROP INDEX device_obs_rung_time;
+CREATE INDEX trap_hits_ip_path ON trap_hits (ip_hash, path, created_ms);
+CREATE INDEX trap_hits_time ON trap_hits (created_ms);
 `,
   },
 ]

@@ -1,5 +1,6 @@
 import type { EntityKind } from '../util/secrets.js'
-import type { Db, Param, Sql } from './db.js'
+import { type Db, q, type Work } from './db.js'
+import { Cached, globalScoped, type Invalidation } from './invalidation.js'
 
 /** What the operator network knows about one entity, as the identifier checks report it. */
 export interface Reputation {
@@ -40,89 +41,196 @@ export interface NetworkEntity {
   valueHash: string
 }
 
-export class NetworkStore {
-  constructor(private readonly db: Db) {}
+/** Per entity (`kind\0hash`): who flagged it and when. */
+type FlagIndex = Map<string, { tenantId: string; createdMs: number }[]>
+/** Per IP hash: the times of its stored trap hits. */
+type TrapIndex = Map<string, number[]>
 
-  async addFlags(
-    sql: Sql,
+/** Stored trap hits: at most one per IP and path per hour, and at most this many per IP in the window. */
+export const TRAP_DEDUP_MS = 3600_000
+export const TRAP_IP_CAP = 100
+
+const entityKey = (kind: string, hash: string) => `${kind}\u0000${hash}`
+
+export class NetworkStore {
+  // Both are small (flags come from labels, trap hits are bounded per IP) and read on every score.
+  private readonly flags: Cached<'all', FlagIndex>
+  private readonly traps: Cached<'all', TrapIndex>
+
+  constructor(
+    private readonly db: Db,
+    private readonly inv: Invalidation,
+  ) {
+    this.flags = new Cached<'all', FlagIndex>(inv, globalScoped('flags'))
+    this.traps = new Cached<'all', TrapIndex>(inv, globalScoped('traps'))
+  }
+
+  *addFlags(
     tenantId: string,
     entities: readonly NetworkEntity[],
     label: string,
     eventId: string,
     nowMs: number,
-  ) {
+  ): Work<void> {
     for (const e of entities) {
-      await sql.run(
+      yield* q.run(
         'INSERT INTO network_flags (entity_kind, value_hash, tenant_id, label, event_id, created_ms) VALUES (?, ?, ?, ?, ?, ?)',
         [e.kind, e.valueHash, tenantId, label, eventId, nowMs],
       )
     }
+    if (entities.length) yield* this.inv.touch('flags')
   }
 
   /** Withdraws this tenant's own flags for the entities; other tenants' flags stay. */
-  async withdrawFlags(sql: Sql, tenantId: string, entities: readonly NetworkEntity[]): Promise<number> {
+  *withdrawFlags(tenantId: string, entities: readonly NetworkEntity[]): Work<number> {
     let n = 0
     for (const e of entities) {
-      n += await sql.run(
+      n += yield* q.run(
         'DELETE FROM network_flags WHERE tenant_id = ? AND entity_kind = ? AND value_hash = ?',
         [tenantId, e.kind, e.valueHash],
       )
     }
+    if (n) yield* this.inv.touch('flags')
     return n
   }
 
-  /** Distinct flagging operators over all the entities together, and per entity kind. */
+  /** Whether the network holds any flag at all (a fresh deployment holds none). */
+  async anyFlags(): Promise<boolean> {
+    return (await this.flags.get('all', () => this.loadFlags())).size > 0
+  }
+
+  /** Distinct flagging operators over all the entities together, and per entity kind (from memory). */
   async flaggedBy(
     entities: readonly NetworkEntity[],
     nowMs: number,
   ): Promise<{ operators: number; kinds: Record<string, number> }> {
     if (entities.length === 0) return { operators: 0, kinds: {} }
-    const cond = entities.map(() => '(entity_kind = ? AND value_hash = ?)').join(' OR ')
-    const params: Param[] = entities.flatMap((e) => [e.kind, e.valueHash])
-    const rows = await this.db.all<{ entity_kind: string; tenant_id: string }>(
-      `SELECT DISTINCT entity_kind, tenant_id FROM network_flags WHERE created_ms >= ? AND (${cond})`,
-      [nowMs - NETWORK_WINDOW_MS, ...params],
-    )
+    const index = await this.flags.get('all', () => this.loadFlags())
     const kinds: Record<string, number> = {}
-    for (const r of rows) kinds[r.entity_kind] = (kinds[r.entity_kind] ?? 0) + 1
-    return { operators: new Set(rows.map((r) => r.tenant_id)).size, kinds }
+    if (index.size === 0) return { operators: 0, kinds }
+    const operators = new Set<string>()
+    for (const e of entities) {
+      const by = new Set<string>()
+      for (const f of index.get(entityKey(e.kind, e.valueHash)) ?? []) {
+        if (f.createdMs >= nowMs - NETWORK_WINDOW_MS) by.add(f.tenantId)
+      }
+      if (by.size) kinds[e.kind] = by.size
+      for (const t of by) operators.add(t)
+    }
+    return { operators: operators.size, kinds }
   }
 
-  async addTrapHit(
+  private async loadFlags(): Promise<FlagIndex> {
+    const rows = await this.db.all<{
+      entity_kind: string
+      value_hash: string
+      tenant_id: string
+      created_ms: number
+    }>('SELECT entity_kind, value_hash, tenant_id, created_ms FROM network_flags')
+    const index: FlagIndex = new Map()
+    for (const r of rows) {
+      const k = entityKey(r.entity_kind, r.value_hash)
+      const list = index.get(k) ?? []
+      list.push({ tenantId: r.tenant_id, createdMs: Number(r.created_ms) })
+      index.set(k, list)
+    }
+    return index
+  }
+
+  /**
+   * Stores a trap hit unless the same IP hit the same path within the hour either side, or the IP already
+   * has TRAP_IP_CAP hits in the window: anonymous callers cannot grow the table without bound. Returns
+   * whether it was stored.
+   */
+  *addTrapHit(
     ipHash: string,
     ipPrefix: string,
     path: string,
     source: 'http' | 'import',
     atMs: number,
-    sql: Sql = this.db,
-  ) {
-    await sql.run(
-      'INSERT INTO trap_hits (ip_hash, ip_prefix, path, source, created_ms) VALUES (?, ?, ?, ?, ?)',
-      [ipHash, ipPrefix, path, source, atMs],
+  ): Work<boolean> {
+    const stored = yield* q.run(
+      `INSERT INTO trap_hits (ip_hash, ip_prefix, path, source, created_ms)
+       SELECT ?, ?, ?, ?, CAST(? AS BIGINT)
+        WHERE NOT EXISTS (SELECT 1 FROM trap_hits WHERE ip_hash = ? AND path = ? AND created_ms > ? AND created_ms < ?)
+          AND (SELECT COUNT(*) FROM trap_hits WHERE ip_hash = ? AND created_ms > ?) < ?`,
+      [
+        ipHash,
+        ipPrefix,
+        path,
+        source,
+        atMs,
+        ipHash,
+        path,
+        atMs - TRAP_DEDUP_MS,
+        atMs + TRAP_DEDUP_MS,
+        ipHash,
+        atMs - TRAP_WINDOW_MS,
+        TRAP_IP_CAP,
+      ],
     )
+    if (stored) yield* this.inv.touch('traps')
+    return stored > 0
   }
 
+  /** Trap hits of an IP within the window (from memory). */
   async trapHits(ipHash: string, nowMs: number): Promise<number> {
-    const r = await this.db.get<{ n: number }>(
-      'SELECT COUNT(*) AS n FROM trap_hits WHERE ip_hash = ? AND created_ms >= ?',
-      [ipHash, nowMs - TRAP_WINDOW_MS],
+    const index = await this.traps.get('all', () => this.loadTraps())
+    let n = 0
+    for (const t of index.get(ipHash) ?? []) if (t >= nowMs - TRAP_WINDOW_MS && t <= nowMs) n++
+    return n
+  }
+
+  private async loadTraps(): Promise<TrapIndex> {
+    const rows = await this.db.all<{ ip_hash: string; created_ms: number }>(
+      'SELECT ip_hash, created_ms FROM trap_hits',
     )
-    return Number(r?.n ?? 0)
+    const index: TrapIndex = new Map()
+    for (const r of rows) {
+      const list = index.get(r.ip_hash) ?? []
+      list.push(Number(r.created_ms))
+      index.set(r.ip_hash, list)
+    }
+    return index
+  }
+
+  /** Retention: trap hits older than the window are deleted (they no longer count anyway). */
+  async pruneTraps(nowMs: number): Promise<number> {
+    const inv = this.inv
+    return this.db.tx(function* () {
+      const n = yield* q.run('DELETE FROM trap_hits WHERE created_ms < ?', [nowMs - TRAP_WINDOW_MS])
+      if (n) yield* inv.touch('traps')
+      return n
+    })
   }
 
   /**
-   * Per-ASN fraud rate across the whole deployment over a rolling window: events that were blocked or
-   * confirmed as fraud by a label, over all events of the ASN.
+   * Events and bad events per ASN and tenant since `sinceMs`, from the daily counters (bounded by days x
+   * ASNs x tenants, never a scan of events), with whether the tenant shares its data with the network.
    */
-  async asnRates(sinceMs: number): Promise<{ asn: number; events: number; bad: number }[]> {
-    const rows = await this.db.all<{ asn: number; events: number; bad: number }>(
-      `SELECT e.asn AS asn, COUNT(*) AS events,
-              SUM(CASE WHEN e.verdict = 'block' OR EXISTS (
-                    SELECT 1 FROM labels l WHERE l.event_id = e.id AND l.label IN ('fraud', 'chargeback')) THEN 1 ELSE 0 END) AS bad
-         FROM events e WHERE e.created_ms >= ? AND e.asn IS NOT NULL GROUP BY e.asn`,
+  async asnRates(
+    sinceMs: number,
+  ): Promise<{ asn: number; tenantId: string; shared: boolean; events: number; bad: number }[]> {
+    const rows = await this.db.all<{
+      asn: number
+      tenant_id: string
+      share_network: number
+      events: number
+      bad: number
+    }>(
+      `SELECT a.asn AS asn, a.tenant_id AS tenant_id, t.share_network AS share_network,
+              SUM(a.events) AS events, SUM(a.bad) AS bad
+         FROM asn_daily a JOIN tenants t ON t.id = a.tenant_id
+        WHERE a.day_ms >= ? GROUP BY a.asn, a.tenant_id, t.share_network`,
       [sinceMs],
     )
-    return rows.map((r) => ({ asn: Number(r.asn), events: Number(r.events), bad: Number(r.bad) }))
+    return rows.map((r) => ({
+      asn: Number(r.asn),
+      tenantId: r.tenant_id,
+      shared: Number(r.share_network) === 1,
+      events: Number(r.events),
+      bad: Number(r.bad),
+    }))
   }
 
   async reputation(kind: EntityKind, valueHash: string, nowMs: number): Promise<Reputation> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import pg from 'pg'
-import type { Db, Param, Sql } from './db.js'
+import { type Db, type Op, type Param, runAsync, StorageUnavailable, type Work } from './db.js'
 
 // COUNT(*) and BIGINT columns (millisecond times) fit in a double; read them as numbers.
 pg.types.setTypeParser(20, (v) => Number(v))
@@ -17,22 +17,64 @@ function toPg(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`)
 }
 
+/** Connection-level failures (server down, restarting, pool exhausted) answer 503, not 500. */
+const UNAVAILABLE_CODES = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+])
+
+function unavailable(err: unknown): Error {
+  const e = err as { code?: string; message?: string }
+  if (
+    (e.code && (UNAVAILABLE_CODES.has(e.code) || /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT)$/.test(e.code))) ||
+    /timeout exceeded when trying to connect|Connection terminated|connection timeout/i.test(e.message ?? '')
+  )
+    return new StorageUnavailable(`database unavailable (${e.code ?? e.message})`)
+  return err as Error
+}
+
+export interface PostgresOptions {
+  schema?: string
+  max?: number
+  /** A query running longer is cancelled by the server, so one slow query cannot hold a connection. */
+  statementTimeoutMs?: number
+  /** Waiting longer for a free connection (or a new one) fails the request with 503. */
+  connectTimeoutMs?: number
+}
+
 export class PostgresDb implements Db {
   readonly dialect = 'postgres' as const
   private readonly pool: pg.Pool
   private readonly prepared = new Map<string, Prepared>()
-  private readonly direct: Sql
+  private vacuum: { running: Promise<void> | null; next: Promise<void> | null; tables: Set<string> } = {
+    running: null,
+    next: null,
+    tables: new Set(),
+  }
 
-  constructor(url: string, options: { schema?: string; max?: number } = {}) {
+  constructor(url: string, options: PostgresOptions = {}) {
+    const statementTimeout = options.statementTimeoutMs ?? 10_000
+    const settings = [
+      `-c statement_timeout=${statementTimeout}`,
+      '-c idle_in_transaction_session_timeout=30000',
+    ]
+    if (options.schema) settings.push(`-c search_path=${options.schema}`)
     this.pool = new pg.Pool({
       connectionString: url,
       max: options.max ?? 10,
-      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      options: settings.join(' '),
     })
     this.pool.on('error', () => {
       // An idle client lost its connection; the pool replaces it on next use.
     })
-    this.direct = this.executor(this.pool)
   }
 
   /** Named statements make each connection parse and plan a query text once. */
@@ -45,43 +87,46 @@ export class PostgresDb implements Db {
     return p
   }
 
-  private executor(client: pg.Pool | pg.PoolClient): Sql {
-    return {
-      all: async <T>(sql: string, params: readonly Param[] = []) => {
-        const r = await client.query({ ...this.q(sql), values: params as Param[] })
-        return r.rows as T[]
-      },
-      get: async <T>(sql: string, params: readonly Param[] = []) => {
-        const r = await client.query({ ...this.q(sql), values: params as Param[] })
-        return r.rows[0] as T | undefined
-      },
-      run: async (sql: string, params: readonly Param[] = []) => {
-        const r = await client.query({ ...this.q(sql), values: params as Param[] })
-        return r.rowCount ?? 0
-      },
+  private async execOp(client: pg.Pool | pg.PoolClient, op: Op): Promise<unknown> {
+    const r = await client.query({ ...this.q(op.sql), values: op.params as Param[] })
+    if (op.kind === 'all') return r.rows
+    if (op.kind === 'get') return r.rows[0]
+    return r.rowCount ?? 0
+  }
+
+  private async direct<T>(op: Op): Promise<T> {
+    try {
+      return (await this.execOp(this.pool, op)) as T
+    } catch (err) {
+      throw unavailable(err)
     }
   }
 
-  all<T>(sql: string, params?: readonly Param[]): Promise<T[]> {
-    return this.direct.all<T>(sql, params)
+  all<T>(sql: string, params: readonly Param[] = []): Promise<T[]> {
+    return this.direct<T[]>({ kind: 'all', sql, params })
   }
-  get<T>(sql: string, params?: readonly Param[]): Promise<T | undefined> {
-    return this.direct.get<T>(sql, params)
+  get<T>(sql: string, params: readonly Param[] = []): Promise<T | undefined> {
+    return this.direct<T | undefined>({ kind: 'get', sql, params })
   }
-  run(sql: string, params?: readonly Param[]): Promise<number> {
-    return this.direct.run(sql, params)
+  run(sql: string, params: readonly Param[] = []): Promise<number> {
+    return this.direct<number>({ kind: 'run', sql, params })
   }
 
-  async tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect()
+  async tx<T>(work: () => Work<T>): Promise<T> {
+    let client: pg.PoolClient
+    try {
+      client = await this.pool.connect()
+    } catch (err) {
+      throw unavailable(err)
+    }
     try {
       await client.query('BEGIN')
-      const result = await fn(this.executor(client))
+      const result = await runAsync(work(), (op) => this.execOp(client, op))
       await client.query('COMMIT')
       return result
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {})
-      throw err
+      throw unavailable(err)
     } finally {
       client.release()
     }
@@ -91,12 +136,32 @@ export class PostgresDb implements Db {
     await this.pool.query(script)
   }
 
-  /** Dead tuples of deleted rows are cleared by VACUUM; WAL segments and backups are outside our reach. */
-  async reclaim(tables: readonly string[]): Promise<void> {
+  /**
+   * Dead tuples of deleted rows are cleared by VACUUM; WAL segments and backups are outside our reach.
+   * VACUUMs are coalesced: while one runs, every further request joins the single next one, so a burst
+   * of erasures costs at most two VACUUM passes at a time and never exhausts the pool.
+   */
+  reclaim(tables: readonly string[]): Promise<void> {
     for (const t of tables) {
-      if (!/^[a-z_]+$/.test(t)) throw new Error(`bad table name ${t}`)
-      await this.pool.query(`VACUUM ${t}`)
+      if (!/^[a-z_]+$/.test(t)) return Promise.reject(new Error(`bad table name ${t}`))
     }
+    const v = this.vacuum
+    for (const t of tables) v.tables.add(t)
+    if (v.next) return v.next
+    const pass: Promise<void> = (v.running ?? Promise.resolve())
+      .catch(() => {})
+      .then(async () => {
+        v.running = pass
+        v.next = null
+        const batch = [...v.tables]
+        v.tables = new Set()
+        for (const t of batch) await this.pool.query(`VACUUM ${t}`)
+      })
+      .finally(() => {
+        if (v.running === pass) v.running = null
+      })
+    v.next = pass
+    return pass
   }
 
   async ping(): Promise<boolean> {

@@ -1,5 +1,7 @@
-import type { Db, Param, Sql } from './db.js'
+import { type Db, type Param, q, type Work } from './db.js'
 import { EVENT_COLUMNS, type EventRow, toEventRecord } from './events.js'
+import { Cached, type Invalidation, tenantScoped } from './invalidation.js'
+import { eraseLinks, type ObservationLinkSource } from './links.js'
 import { LOOKUP_COLUMNS, type LookupRow, toLookupRecord } from './lookups.js'
 
 export type SuppressionAction = 'forget' | 'legit'
@@ -84,10 +86,18 @@ export const EVENT_COLS = {
 const LABEL_COLS = { emailHash: 'email_hash', ipHash: 'ip_hash', deviceId: 'device_id', userId: 'user_id' }
 
 export class PrivacyStore {
-  constructor(private readonly db: Db) {}
+  /** Each tenant's suppression hashes, in memory: scoring checks them on every event. */
+  private readonly suppressedCache: Cached<string, ReadonlySet<string>>
 
-  async addLabel(sql: Sql, tenantId: string, l: Omit<LabelRecord, 'id'>): Promise<number> {
-    const row = await sql.get<{ id: number }>(
+  constructor(
+    private readonly db: Db,
+    private readonly inv: Invalidation,
+  ) {
+    this.suppressedCache = new Cached(inv, tenantScoped('suppressions'), 1000)
+  }
+
+  *addLabel(tenantId: string, l: Omit<LabelRecord, 'id'>): Work<number> {
+    const row = yield* q.get<{ id: number }>(
       `INSERT INTO labels (tenant_id, event_id, label, note, email_hash, ip_hash, device_id, user_id, created_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       [tenantId, l.eventId, l.label, l.note, l.emailHash, l.ipHash, l.deviceId, l.userId, l.createdMs],
@@ -95,9 +105,10 @@ export class PrivacyStore {
     return Number(row?.id)
   }
 
-  async addSuppressions(sql: Sql, tenantId: string, rows: readonly Suppression[]): Promise<void> {
+  *addSuppressions(tenantId: string, rows: readonly Suppression[]): Work<void> {
+    if (rows.length) yield* this.inv.touch(`suppressions:${tenantId}`)
     for (const s of rows) {
-      await sql.run(
+      yield* q.run(
         'INSERT INTO suppressions (tenant_id, action, entity_type, value_hash, event_id, created_ms) VALUES (?, ?, ?, ?, ?, ?)',
         [tenantId, s.action, s.entityType, s.valueHash, s.eventId, s.createdMs],
       )
@@ -128,11 +139,19 @@ export class PrivacyStore {
   /** Which of these suppression hashes this tenant holds. */
   async suppressed(tenantId: string, hashes: readonly string[]): Promise<Set<string>> {
     if (hashes.length === 0) return new Set()
-    const rows = await this.db.all<{ value_hash: string }>(
-      `SELECT DISTINCT value_hash FROM suppressions WHERE tenant_id = ? AND value_hash IN (${hashes.map(() => '?').join(', ')})`,
-      [tenantId, ...hashes],
-    )
-    return new Set(rows.map((r) => r.value_hash))
+    const all = await this.suppressionSet(tenantId)
+    return new Set(hashes.filter((h) => all.has(h)))
+  }
+
+  /** All of the tenant's suppression hashes (most tenants have none: then no hash needs computing). */
+  suppressionSet(tenantId: string): Promise<ReadonlySet<string>> {
+    return this.suppressedCache.get(tenantId, async () => {
+      const rows = await this.db.all<{ value_hash: string }>(
+        'SELECT DISTINCT value_hash FROM suppressions WHERE tenant_id = ?',
+        [tenantId],
+      )
+      return new Set(rows.map((r) => r.value_hash))
+    })
   }
 
   /** Everything of the tenant that holds one of the identifiers, up to `limit` rows per kind. */
@@ -204,38 +223,43 @@ export class PrivacyStore {
   }
 
   /** Deletes every row of the tenant that holds one of the identifiers; returns counts per kind. */
-  async erase(sql: Sql, tenantId: string, keys: SubjectKeys): Promise<Record<string, number>> {
+  *erase(tenantId: string, keys: SubjectKeys): Work<Record<string, number>> {
     const lb = this.labelMatcher(keys)
-    const labels = await sql.run(`DELETE FROM labels WHERE tenant_id = ? AND ${lb.where}`, [
+    const labels = yield* q.run(`DELETE FROM labels WHERE tenant_id = ? AND ${lb.where}`, [
       tenantId,
       ...lb.params,
     ])
     const ob = this.observationMatcher(tenantId, keys)
-    const observations = await sql.run(
-      `DELETE FROM device_observations WHERE tenant_id = ? AND ${ob.where}`,
-      [tenantId, ...ob.params],
+    // The links these observations made go with them (device_links holds user ids and IP hashes).
+    yield* eraseLinks(
+      tenantId,
+      yield* q.all<ObservationLinkSource>(
+        `SELECT device_id, token_id, user_id, ip_hash, ip_prefix, rung FROM device_observations WHERE tenant_id = ? AND ${ob.where}`,
+        [tenantId, ...ob.params],
+      ),
     )
+    const observations = yield* q.run(`DELETE FROM device_observations WHERE tenant_id = ? AND ${ob.where}`, [
+      tenantId,
+      ...ob.params,
+    ])
     const ev = matcher(keys, EVENT_COLS)
-    await sql.run(
-      `DELETE FROM event_reasons WHERE event_id IN (SELECT id FROM events WHERE tenant_id = ? AND ${ev.where})`,
-      [tenantId, ...ev.params],
-    )
-    const events = await sql.run(`DELETE FROM events WHERE tenant_id = ? AND ${ev.where}`, [
+    const events = yield* q.run(`DELETE FROM events WHERE tenant_id = ? AND ${ev.where}`, [
       tenantId,
       ...ev.params,
     ])
     const hashes = [keys.emailHash, keys.ipHash, keys.phoneHash].filter((h): h is string => h !== undefined)
     const lookups = hashes.length
-      ? await sql.run(
+      ? yield* q.run(
           `DELETE FROM lookups WHERE tenant_id = ? AND value_hash IN (${hashes.map(() => '?').join(', ')})`,
           [tenantId, ...hashes],
         )
       : 0
     const le = this.listMatcher(keys)
-    const listEntries = await sql.run(`DELETE FROM list_entries WHERE tenant_id = ? AND ${le.where}`, [
+    const listEntries = yield* q.run(`DELETE FROM list_entries WHERE tenant_id = ? AND ${le.where}`, [
       tenantId,
       ...le.params,
     ])
+    if (listEntries > 0) yield* this.inv.touch(`lists:${tenantId}`)
     return { events, lookups, listEntries, labels, observations }
   }
 

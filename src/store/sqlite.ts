@@ -1,23 +1,56 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import type { Db, Param, Sql } from './db.js'
+import { Checkpointer } from './checkpointer.js'
+import { type Db, type Op, type Param, runSync, StorageUnavailable, type Work } from './db.js'
 
 type Statement = Database.Statement<unknown[], unknown>
 
+export interface SqliteOptions {
+  /**
+   * How long one statement may wait, synchronously, for another process's lock. Kept short on the
+   * server because the wait blocks the event loop; the transaction retry below waits asynchronously.
+   */
+  busyTimeoutMs?: number
+  /** How long a transaction keeps retrying a locked database (asynchronously) before answering 503. */
+  busyBudgetMs?: number
+  /** Checkpoint the WAL from a worker thread instead of inside COMMIT (file databases only). */
+  checkpointer?: boolean
+}
+
+/** Error codes that mean "the database cannot take this now", answered with 503 rather than 500. */
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|READONLY|FULL|IOERR|CANTOPEN|PROTOCOL)/
+
+const isBusy = (err: unknown) => /^SQLITE_(BUSY|LOCKED)/.test((err as { code?: string }).code ?? '')
+
+function unavailable(err: unknown): Error {
+  const code = (err as { code?: string }).code ?? ''
+  return UNAVAILABLE.test(code) ? new StorageUnavailable(`database unavailable (${code})`) : (err as Error)
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
 /**
- * better-sqlite3 is synchronous, so a transaction that awaits between statements would let other
- * requests' statements slip into it. A gate makes every statement outside the transaction wait
- * until it ends; statements inside it use the transaction's own executor.
+ * better-sqlite3 is synchronous. A transaction runs its unit of work from BEGIN to COMMIT in one
+ * synchronous call, so nothing else on the event loop can run between its statements: there is no gate
+ * to get stuck and no statement of another request can end up inside it.
  */
 export class SqliteDb implements Db {
   readonly dialect = 'sqlite' as const
   private readonly db: Database.Database
   private readonly statements = new Map<string, Statement>()
-  private gate: Promise<void> | null = null
-  private readonly direct: Sql
+  private readonly begin: Statement
+  private readonly commit: Statement
+  private readonly rollback: Statement
+  private readonly version: Statement
+  private readonly busyBudgetMs: number
+  private checkpointer: Checkpointer | null = null
+  private readonly useCheckpointer: boolean
 
-  constructor(readonly file: string) {
+  constructor(
+    readonly file: string,
+    options: SqliteOptions = {},
+  ) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
     this.db = new Database(file)
     // auto_vacuum only takes effect before the first table exists; erasure relies on it.
@@ -27,17 +60,21 @@ export class SqliteDb implements Db {
     // roll back the last few commits but never corrupts the file.
     this.db.pragma('synchronous = NORMAL')
     this.db.pragma('foreign_keys = ON')
-    this.db.pragma('busy_timeout = 5000')
+    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 20}`)
     this.db.pragma('secure_delete = ON')
-    // A 64 MB page cache keeps the hot parts of the event indexes in memory between group commits.
+    // A 64 MB page cache keeps the hot parts of the indexes in memory between group commits.
     this.db.pragma('cache_size = -65536')
     this.db.pragma('temp_store = MEMORY')
-    this.direct = {
-      all: async <T>(sql: string, params: readonly Param[] = []) => this.stmt(sql).all(...params) as T[],
-      get: async <T>(sql: string, params: readonly Param[] = []) =>
-        this.stmt(sql).get(...params) as T | undefined,
-      run: async (sql: string, params: readonly Param[] = []) => this.stmt(sql).run(...params).changes,
-    }
+    // The WAL is reused after each checkpoint; this trims it back when a burst made it large.
+    this.db.pragma('journal_size_limit = 67108864')
+    this.useCheckpointer = (options.checkpointer ?? true) && file !== ':memory:'
+    // COMMIT would otherwise run the checkpoint on the request thread every 1000 pages.
+    if (this.useCheckpointer) this.db.pragma('wal_autocheckpoint = 0')
+    this.busyBudgetMs = options.busyBudgetMs ?? 2000
+    this.begin = this.db.prepare('BEGIN IMMEDIATE')
+    this.commit = this.db.prepare('COMMIT')
+    this.rollback = this.db.prepare('ROLLBACK')
+    this.version = this.db.prepare('PRAGMA data_version').pluck()
   }
 
   private stmt(sql: string): Statement {
@@ -49,72 +86,96 @@ export class SqliteDb implements Db {
     return s
   }
 
-  private async idle(): Promise<void> {
-    while (this.gate) await this.gate
+  private readonly execOp = (op: Op): unknown => {
+    const s = this.stmt(op.sql)
+    if (op.kind === 'all') return s.all(...op.params)
+    if (op.kind === 'get') return s.get(...op.params)
+    return s.run(...op.params).changes
+  }
+
+  private direct<T>(op: Op): T {
+    try {
+      return this.execOp(op) as T
+    } catch (err) {
+      throw unavailable(err)
+    }
   }
 
   async all<T>(sql: string, params: readonly Param[] = []): Promise<T[]> {
-    if (this.gate) await this.idle()
-    return this.stmt(sql).all(...params) as T[]
+    return this.direct<T[]>({ kind: 'all', sql, params })
   }
 
   async get<T>(sql: string, params: readonly Param[] = []): Promise<T | undefined> {
-    if (this.gate) await this.idle()
-    return this.stmt(sql).get(...params) as T | undefined
+    return this.direct<T | undefined>({ kind: 'get', sql, params })
   }
 
   async run(sql: string, params: readonly Param[] = []): Promise<number> {
-    if (this.gate) await this.idle()
-    return this.stmt(sql).run(...params).changes
+    return this.direct<number>({ kind: 'run', sql, params })
   }
 
-  async tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-    while (this.gate) await this.gate
-    let release!: () => void
-    this.gate = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    this.db.exec('BEGIN IMMEDIATE')
+  /** BEGIN IMMEDIATE takes the write lock up front; while another process holds it we wait off the event loop. */
+  async tx<T>(work: () => Work<T>): Promise<T> {
+    const deadline = Date.now() + this.busyBudgetMs
+    for (let attempt = 0; ; attempt++) {
+      try {
+        this.begin.run()
+        break
+      } catch (err) {
+        if (!isBusy(err) || Date.now() >= deadline) throw unavailable(err)
+      }
+      await sleep(Math.min(5 * 2 ** attempt, 100))
+    }
     try {
-      const result = await fn(this.direct)
-      this.db.exec('COMMIT')
+      const result = runSync(work(), this.execOp)
+      this.commit.run()
+      this.checkpointer ??= this.useCheckpointer ? new Checkpointer(this.file) : null
       return result
     } catch (err) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK')
-      throw err
-    } finally {
-      this.gate = null
-      release()
+      if (this.db.inTransaction) this.rollback.run()
+      throw unavailable(err)
     }
   }
 
   async exec(script: string): Promise<void> {
-    if (this.gate) await this.idle()
     this.db.exec(script)
   }
 
   /**
    * Deleted rows are overwritten (secure_delete), the WAL is folded into the file and truncated, and
    * free pages are returned to the OS, so erased bytes leave the db, -wal and -shm files.
-   * Returns whether the checkpoint completed (a long-running reader can hold it back).
    */
   async reclaim(): Promise<void> {
-    if (this.gate) await this.idle()
     for (let attempt = 0; attempt < 5; attempt++) {
       const [row] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[]
       this.db.pragma('incremental_vacuum')
       const [again] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[]
       if (!row?.busy && !again?.busy) return
-      await new Promise((r) => setTimeout(r, 20 * (attempt + 1)))
+      await sleep(20 * (attempt + 1))
     }
     throw new Error('WAL checkpoint blocked by a reader')
   }
 
+  /** Reachable means readable and writable now: another process holding the write lock makes it false. */
   async ping(): Promise<boolean> {
-    return this.db.prepare('SELECT 1 AS ok').get() !== undefined
+    try {
+      this.db.prepare('SELECT 1 AS ok').get()
+      this.begin.run()
+      this.rollback.run()
+      return true
+    } catch {
+      if (this.db.inTransaction) this.rollback.run()
+      return false
+    }
+  }
+
+  /** PRAGMA data_version: changes whenever another connection (another process) commits. */
+  dataVersion(): number {
+    return this.version.get() as number
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.close()
+    this.checkpointer = null
     this.statements.clear()
     this.db.close()
   }

@@ -1,4 +1,5 @@
-import type { Db } from './db.js'
+import { type Db, q } from './db.js'
+import { Cached, globalScoped, type Invalidation } from './invalidation.js'
 
 export interface Tenant {
   id: string
@@ -53,8 +54,18 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
 
 const TENANT_COLS = 'id, name, share_network, rate_limit, monthly_quota, created_ms'
 
+type KeyMatch = { keyId: string; keyHash: string; revokedMs: number | null; tenant: Tenant }
+
 export class TenantStore {
-  constructor(private readonly db: Db) {}
+  /** Key hash → key and tenant; dropped by `keys` (revocation, tenant changes) and `*`. No negative entries. */
+  private readonly keys: Cached<string, KeyMatch | undefined>
+
+  constructor(
+    private readonly db: Db,
+    private readonly inv: Invalidation,
+  ) {
+    this.keys = new Cached<string, KeyMatch | undefined>(inv, globalScoped('keys'))
+  }
 
   async create(t: Tenant): Promise<void> {
     await this.db.run(`INSERT INTO tenants (${TENANT_COLS}) VALUES (?, ?, ?, ?, ?, ?)`, [
@@ -84,8 +95,13 @@ export class TenantStore {
   }
 
   /** Deletes the tenant; every table of tenant data cascades from it. */
-  async delete(id: string): Promise<boolean> {
-    return (await this.db.run('DELETE FROM tenants WHERE id = ?', [id])) > 0
+  delete(id: string): Promise<boolean> {
+    const inv = this.inv
+    return this.db.tx(function* () {
+      const n = yield* q.run('DELETE FROM tenants WHERE id = ?', [id])
+      yield* inv.touch('*')
+      return n > 0
+    })
   }
 
   async addKey(key: ApiKeyRecord, keyHash: string): Promise<void> {
@@ -111,19 +127,25 @@ export class TenantStore {
     return rows.map(toKey)
   }
 
-  async revokeKey(id: string, nowMs: number): Promise<boolean> {
-    return (
-      (await this.db.run('UPDATE api_keys SET revoked_ms = ? WHERE id = ? AND revoked_ms IS NULL', [
+  revokeKey(id: string, nowMs: number): Promise<boolean> {
+    const inv = this.inv
+    return this.db.tx(function* () {
+      const n = yield* q.run('UPDATE api_keys SET revoked_ms = ? WHERE id = ? AND revoked_ms IS NULL', [
         nowMs,
         id,
-      ])) > 0
-    )
+      ])
+      yield* inv.touch('keys')
+      return n > 0
+    })
   }
 
   /** Finds the active key with this hash together with its tenant. */
-  async findByKeyHash(
-    keyHash: string,
-  ): Promise<{ keyId: string; keyHash: string; revokedMs: number | null; tenant: Tenant } | undefined> {
+  findByKeyHash(keyHash: string): Promise<KeyMatch | undefined> {
+    // Unknown keys are not kept: guessing must not fill memory.
+    return this.keys.get(keyHash, () => this.readKey(keyHash))
+  }
+
+  private async readKey(keyHash: string): Promise<KeyMatch | undefined> {
     const r = await this.db.get<TenantRow & { key_id: string; key_hash: string; revoked_ms: number | null }>(
       `SELECT k.id AS key_id, k.key_hash, k.revoked_ms, t.id, t.name, t.share_network, t.rate_limit,
               t.monthly_quota, t.created_ms

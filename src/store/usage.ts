@@ -1,4 +1,4 @@
-import type { Db, Sql } from './db.js'
+import { type Db, q, type Work } from './db.js'
 
 /** The calendar month (UTC) a metered unit belongs to, e.g. `2026-11`. */
 export function usagePeriod(nowMs: number): string {
@@ -12,15 +12,9 @@ export class UsageStore {
    * Atomically adds `units` to this month's meter unless that would pass `quota`.
    * Returns false (and changes nothing) when the quota would be exceeded.
    */
-  async meter(
-    tenantId: string,
-    period: string,
-    units: number,
-    quota: number,
-    sql: Sql = this.db,
-  ): Promise<boolean> {
+  *meter(tenantId: string, period: string, units: number, quota: number): Work<boolean> {
     if (units > quota) return false
-    const row = await sql.get<{ used: number }>(
+    const row = yield* q.get<{ used: number }>(
       `INSERT INTO usage (tenant_id, period, used) VALUES (?, ?, ?)
        ON CONFLICT (tenant_id, period) DO UPDATE SET used = usage.used + excluded.used
        WHERE usage.used + excluded.used <= ?

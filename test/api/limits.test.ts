@@ -71,16 +71,17 @@ describe('monthly quota', () => {
     const t = await h.tenant({ monthlyQuota: 10 })
     const tenant = (await h.store.tenants.get(t.tenantId))!
     const ctx: TenantCtx = { store: h.store, clock: h.clock, hasher: h.hasher, tenant }
-    await consumeQuota(ctx, 7)
-    const err = await consumeQuota(ctx, 4).catch((e: unknown) => e)
+    const meter = (units: number) => h.store.db.tx(() => consumeQuota(ctx, units, h.clock.now()))
+    await meter(7)
+    const err = await meter(4).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(ApiError)
     expect((err as ApiError).status).toBe(429)
     expect((err as ApiError).message).toMatch(/monthly quota of 10/)
     expect((err as ApiError).headers['Retry-After']).toBe('3600')
-    await consumeQuota(ctx, 3)
-    await expect(consumeQuota(ctx, 1)).rejects.toThrow(/monthly quota/)
+    await meter(3)
+    await expect(meter(1)).rejects.toThrow(/monthly quota/)
     h.clock.advance(3600_000)
-    await consumeQuota(ctx, 10)
+    await meter(10)
     // The refused calls left nothing behind: November used exactly 10.
     expect(await h.store.usage.used(t.tenantId, '2026-11')).toBe(10)
     expect(await h.store.usage.used(t.tenantId, '2026-12')).toBe(10)

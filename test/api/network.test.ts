@@ -313,7 +313,7 @@ describe('abuse traps', () => {
       VERDICT_SECRET: 'test-secret-for-hashes',
     })
     expect(r.status, r.stderr).toBe(0)
-    expect(JSON.parse(r.stdout)).toEqual({ imported: 3, malformed: 1 })
+    expect(JSON.parse(r.stdout)).toEqual({ imported: 3, stored: 3, malformed: 1 })
     expect(r.stderr).toContain('3 hits')
     const hits = await h.store.network.trapHits(h.hasher.entity('ip', '198.51.100.7'), Date.now())
     expect(hits).toBe(2)

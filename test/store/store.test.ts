@@ -26,6 +26,9 @@ describe.each<Engine>(['sqlite', 'postgres'])('store on %s', (engine) => {
     await cleanup?.()
   })
 
+  const addEntry = (...a: Parameters<Store['lists']['add']>) => store.db.tx(() => store.lists.add(...a))
+  const meter = (...a: Parameters<Store['usage']['meter']>) => store.db.tx(() => store.usage.meter(...a))
+
   const setup = async () => {
     const s = await openTestStore(engine)
     store = s.store
@@ -41,8 +44,8 @@ describe.each<Engine>(['sqlite', 'postgres'])('store on %s', (engine) => {
       { id: 'k1', tenantId: 'a', prefix: 'vk_x', createdMs: 1, revokedMs: null },
       'hash1',
     )
-    await store.lists.add('a', { list: 'block', type: 'user', valueKey: 'u1', hint: 'u1' }, 5)
-    await store.config.set('a', { weights: { datacenterIp: 10 }, thresholds: {} })
+    await addEntry('a', { list: 'block', type: 'user', valueKey: 'u1', hint: 'u1' }, 5)
+    await store.config.set('a', { weights: { datacenterIp: 10 }, thresholds: {} }, () => {})
     expect(await store.tenants.delete('a')).toBe(true)
     expect(await store.tenants.delete('a')).toBe(false)
     expect(await store.tenants.findByKeyHash('hash1')).toBeUndefined()
@@ -68,19 +71,15 @@ describe.each<Engine>(['sqlite', 'postgres'])('store on %s', (engine) => {
     'scopes list entries by tenant and adds idempotently',
     async () => {
       await setup()
-      const e1 = await store.lists.add(
-        'a',
-        { list: 'block', type: 'email', valueKey: 'h1', hint: 'jo***@x.com' },
-        5,
-      )
-      const again = await store.lists.add(
+      const e1 = await addEntry('a', { list: 'block', type: 'email', valueKey: 'h1', hint: 'jo***@x.com' }, 5)
+      const again = await addEntry(
         'a',
         { list: 'block', type: 'email', valueKey: 'h1', hint: 'jo***@x.com' },
         6,
       )
       expect(again.id).toBe(e1.id)
       expect(again.createdMs).toBe(5)
-      await store.lists.add('b', { list: 'allow', type: 'email', valueKey: 'h1', hint: 'jo***@x.com' }, 7)
+      await addEntry('b', { list: 'allow', type: 'email', valueKey: 'h1', hint: 'jo***@x.com' }, 7)
       const matchA = await store.lists.match('a', [
         { type: 'email', valueKey: 'h1' },
         { type: 'ip', valueKey: 'nope' },
@@ -112,20 +111,18 @@ describe.each<Engine>(['sqlite', 'postgres'])('store on %s', (engine) => {
   it.skipIf(engine === 'postgres' && !hasPg)('meters usage atomically up to the quota', async () => {
     await setup()
     const period = usagePeriod(Date.UTC(2026, 10, 5))
-    const results = await Promise.all(
-      Array.from({ length: 30 }, () => store.usage.meter('a', period, 4, 100)),
-    )
+    const results = await Promise.all(Array.from({ length: 30 }, () => meter('a', period, 4, 100)))
     expect(results.filter(Boolean).length).toBe(25)
     expect(await store.usage.used('a', period)).toBe(100)
-    expect(await store.usage.meter('a', period, 1, 100)).toBe(false)
-    expect(await store.usage.meter('a', usagePeriod(Date.UTC(2026, 11, 1)), 1, 100)).toBe(true)
+    expect(await meter('a', period, 1, 100)).toBe(false)
+    expect(await meter('a', usagePeriod(Date.UTC(2026, 11, 1)), 1, 100)).toBe(true)
     expect(await store.usage.used('b', period)).toBe(0)
   })
 
   it.skipIf(engine === 'postgres' && !hasPg)('keeps config overrides per tenant', async () => {
     await setup()
-    await store.config.set('a', { weights: { datacenterIp: 10 }, thresholds: { review: 30 } })
-    await store.config.set('a', { weights: { datacenterIp: 12 }, thresholds: {} })
+    await store.config.set('a', { weights: { datacenterIp: 10 }, thresholds: { review: 30 } }, () => {})
+    await store.config.set('a', { weights: { datacenterIp: 12 }, thresholds: {} }, () => {})
     expect(await store.config.overrides('a')).toEqual({
       weights: { datacenterIp: 12 },
       thresholds: { review: 30 },
