@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import { ApiError } from '../errors.js'
+import { StorageUnavailable } from '../store/db.js'
 
 type SchemaContext = 'body' | 'querystring' | 'params' | 'headers'
 
@@ -40,9 +41,17 @@ const SAFE_CLIENT_CODES = new Set([
 
 /** The one error handler: every error answers `{ error }`; server-side failures are masked and logged. */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
+  app.setErrorHandler((err: FastifyError | ApiError | StorageUnavailable, request, reply) => {
     if (err instanceof ApiError) {
       return reply.code(err.status).headers(err.headers).send({ error: err.message })
+    }
+    if (err instanceof StorageUnavailable) {
+      // Locked by another process, restarting, full or read-only: nothing was written; retry shortly.
+      request.log.warn({ reqId: request.id, reason: err.message }, 'storage unavailable')
+      return reply
+        .code(503)
+        .header('Retry-After', String(err.retryAfterSeconds))
+        .send({ error: 'storage is temporarily unavailable; retry shortly' })
     }
     if ('validation' in err && err.validation) {
       return reply.code(400).send({ error: err.message })
