@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
+import type { FromServer, ServerSpec, ToServer } from './servers.js'
 
 export interface Figures {
   reqPerSec: number
@@ -13,24 +14,66 @@ export interface Figures {
 export interface BenchServer {
   port: number
   apiKey: string
-  stop: () => void
+  /** Moves the server's clock forward to `at` (ms since the epoch); resolves once it has. */
+  moveClock: (at: number) => Promise<void>
+  /** Ends the process and waits for it to be gone (its database connections closed). */
+  stop: () => Promise<void>
 }
 
-export async function startBenchServer(kind: 'echo' | 'verdict'): Promise<BenchServer> {
-  const child: ChildProcess = spawn(process.execPath, [join(import.meta.dirname, 'servers.js'), kind], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+const START_TIMEOUT_MS = 120_000
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => child.once('exit', () => resolve()))
+}
+
+export async function startBenchServer(spec: ServerSpec): Promise<BenchServer> {
+  const child: ChildProcess = spawn(process.execPath, [join(import.meta.dirname, 'servers.js')], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
-  const line = await new Promise<string>((resolve, reject) => {
-    let buf = ''
-    child.stdout?.on('data', (c: Buffer) => {
-      buf += c.toString()
-      const m = /READY .*\n/.exec(buf)
-      if (m) resolve(m[0])
+  const send = (m: ToServer) => child.send(m)
+  const stop = async () => {
+    child.kill('SIGTERM')
+    const t = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    await exited(child)
+    clearTimeout(t)
+  }
+  const ready = await new Promise<Extract<FromServer, { type: 'ready' }>>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${spec.kind} server did not start`)), START_TIMEOUT_MS)
+    child.on('message', (m: FromServer) => {
+      if (m.type !== 'ready') return
+      clearTimeout(timer)
+      resolve(m)
     })
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)))
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`${spec.kind} server exited with ${code}`))
+    })
+    send({ type: 'start', spec })
+  }).catch(async (err) => {
+    await stop()
+    throw err
   })
-  const [, port, apiKey] = line.trim().split(' ')
-  return { port: Number(port), apiKey: apiKey ?? '', stop: () => child.kill('SIGTERM') }
+  child.removeAllListeners('exit')
+  // Clock moves are answered in order; a server that dies fails the ones still waiting.
+  const waiters: { resolve: () => void; reject: (e: Error) => void }[] = []
+  child.on('message', (m: FromServer) => {
+    if (m.type === 'clock-ok') waiters.shift()?.resolve()
+  })
+  child.once('exit', (code) => {
+    for (const w of waiters.splice(0)) w.reject(new Error(`${spec.kind} server exited with ${code}`))
+  })
+  return {
+    port: ready.port,
+    apiKey: ready.apiKey,
+    moveClock: (at) =>
+      new Promise<void>((resolve, reject) => {
+        if (!child.connected) return reject(new Error(`${spec.kind} server is gone`))
+        waiters.push({ resolve, reject })
+        send({ type: 'clock', at })
+      }),
+    stop,
+  }
 }
 
 export async function load(opts: autocannon.Options): Promise<Figures> {

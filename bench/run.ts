@@ -1,14 +1,28 @@
 /**
  * `npm run bench`: loopback load with autocannon (50 connections) against the real server and, in the
  * same run, against a bare Fastify echo server as the reference. Prints figures; asserts nothing.
+ * Flags (see options.ts): --seconds N, --pg, --history, --history-events N, --history-people N.
  */
-import type autocannon from 'autocannon'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { benchAi } from './ai.js'
 import { benchEmailIntel } from './email-intel.js'
-import { type Figures, load, row, startBenchServer } from './http.js'
+import {
+  engineFigures,
+  type Outcome,
+  POSTGRES,
+  type RunSettings,
+  SQLITE,
+  scoreReference,
+  summary,
+} from './engine.js'
+import { historyClockStart } from './history.js'
+import { type BenchServer, load, row, startBenchServer } from './http.js'
 import { benchIpIntel } from './ip-intel.js'
+import { benchOptions } from './options.js'
+import { createBenchSchema, redact } from './pg.js'
 import { benchPhoneIntel } from './phone-intel.js'
-import { scoreBodies } from './score-mix.js'
 import { benchStartup } from './startup.js'
 
 async function intelFigures(): Promise<void> {
@@ -35,76 +49,111 @@ async function intelFigures(): Promise<void> {
   )
 }
 
-function cycling(
-  bodies: Record<string, unknown>[],
-  path: string,
-  headers: Record<string, string>,
-): autocannon.Request[] {
-  let i = 0
-  return [
-    {
-      method: 'POST' as const,
-      path,
-      headers: { 'content-type': 'application/json', ...headers },
-      setupRequest: (req: autocannon.Request) => ({
-        ...req,
-        body: JSON.stringify(bodies[i++ % bodies.length]),
-      }),
-    },
-  ]
+/** Undo steps (stop a server, remove a database) run in reverse, also when the run is interrupted. */
+const cleanups: (() => Promise<void>)[] = []
+let cleaning: Promise<void> | undefined
+let interrupted = false
+
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn().catch((e: Error) => console.error(e.message))
+  })()
+  return cleaning
 }
 
-async function scoreFigures(echoPort: number, port: number, apiKey: string): Promise<void> {
-  const bodies = scoreBodies(20_000)
-  const ref: Figures = await load({
-    url: `http://127.0.0.1:${echoPort}`,
-    requests: cycling(bodies, '/echo-score', {}),
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    interrupted = true
+    process.stderr.write(`\n${sig}: stopping servers and removing bench databases\n`)
+    void cleanUp().finally(() => process.exit(130))
   })
-  console.log(row('reference: Fastify validated echo', ref))
-  const s: Figures = await load({
-    url: `http://127.0.0.1:${port}`,
-    requests: cycling(bodies, '/v1/score', { 'x-api-key': apiKey }),
-  })
-  console.log(row('verdict: POST /v1/score (mixed)', s))
-  console.log(
-    `ratio POST /v1/score / reference: ${(s.reqPerSec / ref.reqPerSec).toFixed(2)}   (targets: ratio >= 0.35, p99 <= 20 ms)`,
-  )
-  const rows = scoreBodies(1000)
-  const times: number[] = []
-  for (let run = 0; run < 5; run++) {
-    const t0 = performance.now()
-    const res = await fetch(`http://127.0.0.1:${port}/v1/batch/score`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-      body: JSON.stringify({ rows }),
-    })
-    await res.arrayBuffer()
-    if (res.status !== 200) throw new Error(`batch answered ${res.status}`)
-    times.push(performance.now() - t0)
-  }
-  times.sort((a, b) => a - b)
-  console.log(
-    `1000-row POST /v1/batch/score: median ${Math.round(times[2]!)} ms, best ${Math.round(times[0]!)} ms (target <= 150 ms)`,
-  )
+}
+
+async function started(server: Promise<BenchServer>): Promise<BenchServer> {
+  const s = await server
+  cleanups.push(s.stop)
+  return s
+}
+
+/** Pops and runs the newest `count` undo steps (a server, then what it was using). */
+async function release(count: number): Promise<void> {
+  for (const fn of cleanups.splice(-count).reverse()) await fn()
 }
 
 async function main(): Promise<void> {
-  const echo = await startBenchServer('echo')
-  const verdict = await startBenchServer('verdict')
-  try {
-    const base = `http://127.0.0.1:${verdict.port}`
-    console.log('verdict benchmark (loopback, autocannon, 50 connections, 8 s per run)\n')
-    const ref = await load({ url: `http://127.0.0.1:${echo.port}/echo` })
-    console.log(row('reference: bare Fastify GET echo', ref))
-    const config = await load({ url: `${base}/v1/config`, headers: { 'x-api-key': verdict.apiKey } })
-    console.log(row('verdict: GET /v1/config', config))
-    console.log(`ratio GET /v1/config / reference: ${(config.reqPerSec / ref.reqPerSec).toFixed(2)}\n`)
-    await scoreFigures(echo.port, verdict.port, verdict.apiKey)
-  } finally {
-    echo.stop()
-    verdict.stop()
+  const opts = benchOptions(process.argv.slice(2), process.env)
+  const settings: RunSettings = { ...opts }
+  // Each server's clock starts in the past in history mode (see historyClockStart).
+  const clock = () => (opts.history ? { clockStartMs: historyClockStart(opts.historyEvents) } : {})
+  const outcomes: Outcome[] = []
+  // Made first so a PostgreSQL that cannot be reached fails the run before the long SQLite part.
+  const pg = opts.pg ? await createBenchSchema(opts.pgUrl) : null
+  if (pg) cleanups.push(pg.drop)
+
+  const echo = await started(startBenchServer({ kind: 'echo' }))
+  const dir = mkdtempSync(join(tmpdir(), 'verdict-bench-'))
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }))
+  const verdict = await started(
+    startBenchServer({
+      kind: 'verdict',
+      target: { kind: 'sqlite', file: join(dir, 'bench.db') },
+      ...clock(),
+      scratchDir: dir,
+    }),
+  )
+  const base = `http://127.0.0.1:${verdict.port}`
+  console.log(`verdict benchmark (loopback, autocannon, 50 connections, ${opts.seconds} s per run)\n`)
+  const ref = await load({ url: `http://127.0.0.1:${echo.port}/echo`, duration: opts.seconds })
+  console.log(row('reference: bare Fastify GET echo', ref))
+  const config = await load({
+    url: `${base}/v1/config`,
+    headers: { 'x-api-key': verdict.apiKey },
+    duration: opts.seconds,
+  })
+  console.log(row('verdict: GET /v1/config', config))
+  console.log(`ratio GET /v1/config / reference: ${(config.reqPerSec / ref.reqPerSec).toFixed(2)}\n`)
+
+  const scoreRef = await scoreReference(echo.port, opts.seconds)
+  console.log(row('reference: Fastify validated echo', scoreRef))
+  outcomes.push(...(await engineFigures(SQLITE, verdict, scoreRef, settings)))
+  await release(2)
+
+  if (pg) {
+    const server = await started(
+      startBenchServer({
+        kind: 'verdict',
+        target: { kind: 'postgres', url: opts.pgUrl },
+        pgSchema: pg.schema,
+        ...clock(),
+      }),
+    )
+    console.log(
+      `\nPostgreSQL (${redact(opts.pgUrl)}, schema ${pg.schema}; reference: the validated echo above)`,
+    )
+    outcomes.push(
+      ...(await engineFigures(POSTGRES, server, scoreRef, {
+        ...settings,
+        // Autovacuum would have analysed tables that grew this much; do it now rather than by chance.
+        afterHistory: async () => {
+          await pg.analyze()
+          return 'ANALYZE run on the schema (as autovacuum would after such growth)'
+        },
+      })),
+    )
+    await release(1)
   }
+  await release(cleanups.length)
+  console.log(`\n${summary(outcomes)}`)
   await intelFigures()
 }
 
-await main()
+try {
+  await main()
+} catch (err) {
+  await cleanUp()
+  // Requests cut off by the interruption fail; the signal handler reports and exits.
+  if (interrupted) await new Promise(() => {})
+  throw err
+} finally {
+  await cleanUp()
+}

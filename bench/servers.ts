@@ -1,21 +1,39 @@
 /**
  * Servers the benchmark drives, each in its own process so the load generator does not share a core
  * with them: `echo` is a bare Fastify validated JSON echo (the reference), `verdict` is the real app
- * on a fresh SQLite file. Prints `READY <port> <apiKey>` when listening.
+ * on the SQLite file or PostgreSQL schema the parent names. Talks to the parent over the IPC channel
+ * (see http.ts) and exits when the parent goes away.
  */
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import Fastify from 'fastify'
 import { buildApp } from '../src/app.js'
 import { loadIntel } from '../src/intel/index.js'
 import { createTenant } from '../src/services/tenants.js'
-import { openStore } from '../src/store/index.js'
-import { systemClock } from '../src/util/clock.js'
+import { openStore, type StorageTarget } from '../src/store/index.js'
+import type { Clock } from '../src/util/clock.js'
 import { Hasher } from '../src/util/secrets.js'
 import { startBenchDns } from './dns.js'
 
-async function echo(): Promise<void> {
+export type ServerSpec =
+  | { kind: 'echo' }
+  | {
+      kind: 'verdict'
+      target: StorageTarget
+      pgSchema?: string
+      clockStartMs?: number
+      /** Removed if the parent vanishes without cleaning up (the parent removes it otherwise). */
+      scratchDir?: string
+    }
+
+export type ToServer = { type: 'start'; spec: ServerSpec } | { type: 'clock'; at: number }
+export type FromServer = { type: 'ready'; port: number; apiKey: string } | { type: 'clock-ok' }
+
+function send(msg: FromServer): void {
+  // With a callback a parent that is already gone is not an uncaught error; 'disconnect' handles it.
+  if (process.connected) process.send?.(msg, undefined, undefined, () => {})
+}
+
+async function echo(): Promise<number> {
   const app = Fastify()
   app.post(
     '/echo',
@@ -56,29 +74,64 @@ async function echo(): Promise<void> {
   )
   await app.listen({ port: 0, host: '127.0.0.1' })
   const addr = app.server.address()
-  process.stdout.write(`READY ${typeof addr === 'object' && addr ? addr.port : 0} -\n`)
+  return typeof addr === 'object' && addr ? addr.port : 0
 }
 
-async function verdict(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'verdict-bench-'))
-  const store = await openStore({ kind: 'sqlite', file: join(dir, 'bench.db') })
+/**
+ * The history mode records months of events within minutes, so the server reads a clock the parent
+ * moves forward: system time plus an offset that only grows (never runs backwards).
+ */
+function benchClock(startMs: number | undefined): Clock & { moveTo(at: number): void } {
+  let offset = startMs === undefined ? 0 : startMs - Date.now()
+  return {
+    now: () => Date.now() + offset,
+    moveTo: (at) => {
+      offset = Math.max(offset, at - Date.now())
+    },
+  }
+}
+
+async function verdict(
+  spec: Extract<ServerSpec, { kind: 'verdict' }>,
+): Promise<{ port: number; apiKey: string }> {
+  const clock = benchClock(spec.clockStartMs)
+  process.on('message', (m: ToServer) => {
+    if (m.type !== 'clock') return
+    clock.moveTo(m.at)
+    send({ type: 'clock-ok' })
+  })
+  const store = await openStore(spec.target, spec.pgSchema ? { pgSchema: spec.pgSchema } : {})
   const dns = await startBenchDns()
   const intel = await loadIntel({ email: { mx: { servers: [dns.server] } } })
-  const app = await buildApp({ store, clock: systemClock, hasher: new Hasher('bench-secret'), intel })
-  const t = await createTenant(store, systemClock, {
+  const app = await buildApp({ store, clock, hasher: new Hasher('bench-secret'), intel })
+  const t = await createTenant(store, clock, {
     name: 'bench',
     rateLimit: 1_000_000_000,
     monthlyQuota: 1_000_000_000,
   })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const addr = app.server.address()
-  process.stdout.write(`READY ${typeof addr === 'object' && addr ? addr.port : 0} ${t.apiKey}\n`)
+  return { port: typeof addr === 'object' && addr ? addr.port : 0, apiKey: t.apiKey }
 }
 
-const which = process.argv[2]
-if (which === 'echo') await echo()
-else if (which === 'verdict') await verdict()
-else {
-  process.stderr.write('usage: servers.js echo|verdict\n')
+if (!process.send) {
+  process.stderr.write('servers.js is started by bench/run.js (it needs the IPC channel)\n')
   process.exit(2)
 }
+let scratchDir: string | undefined
+// Never outlive the benchmark, whatever way it ended.
+process.on('disconnect', () => {
+  if (scratchDir) rmSync(scratchDir, { recursive: true, force: true })
+  process.exit(0)
+})
+process.once('message', async (m: ToServer) => {
+  if (m.type !== 'start') return
+  if (m.spec.kind === 'verdict') scratchDir = m.spec.scratchDir
+  try {
+    if (m.spec.kind === 'echo') send({ type: 'ready', port: await echo(), apiKey: '-' })
+    else send({ type: 'ready', ...(await verdict(m.spec)) })
+  } catch (err) {
+    process.stderr.write(`bench server failed: ${(err as Error).stack}\n`)
+    process.exit(1)
+  }
+})
