@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CatchAllProber, catchAllProbeEnabledFromEnv } from '../../../src/intel/email/catch-all.js'
 import { MxResolver } from '../../../src/intel/email/mx.js'
-import { isPrivateAddress } from '../../../src/intel/email/smtp-probe.js'
 import { LoopbackDns } from '../../helpers/dns-server.js'
 import { LoopbackSmtp, type SmtpMode } from './support/smtp-server.js'
 
@@ -152,20 +151,28 @@ describe('switch and guards', () => {
     expect(catchAllProbeEnabledFromEnv({ VERDICT_SMTP_PROBE: 'true' })).toBe(true)
   })
 
-  it('knows private and public addresses', () => {
-    for (const a of [
-      '127.0.0.1',
-      '10.1.2.3',
-      '192.168.0.1',
-      '172.20.0.1',
-      '169.254.1.1',
-      '::1',
-      'fe80::1',
-      '::ffff:10.0.0.1',
-    ]) {
-      expect(isPrivateAddress(a), a).toBe(true)
+  it('refuses MX hosts on special-purpose addresses and probes none of them', async () => {
+    const dnsPrivate = new LoopbackDns({
+      'internal.example.com': { MX: [{ preference: 10, exchange: 'mx.internal.example.com' }] },
+      'mx.internal.example.com': { A: ['127.0.0.1'], AAAA: ['64:ff9b::7f00:1', '::ffff:127.0.0.1'] },
+    })
+    await dnsPrivate.start()
+    try {
+      const smtp = servers.get('accept-all')!
+      const before = smtp.connections
+      const p = new CatchAllProber(new MxResolver({ servers: [dnsPrivate.server], timeoutMs: 500 }), {
+        enabled: true,
+        port: smtp.port,
+        timeoutMs: 2000,
+      })
+      expect(await p.check('internal.example.com')).toMatchObject({
+        status: 'unknown',
+        reason: 'no_public_address',
+        probed: true,
+      })
+      expect(smtp.connections).toBe(before)
+    } finally {
+      await dnsPrivate.stop()
     }
-    for (const a of ['8.8.8.8', '203.0.113.5', '2001:db8::1', '2a00:1450:4001::1'])
-      expect(isPrivateAddress(a), a).toBe(false)
   })
 })
