@@ -15,8 +15,10 @@ export const USAGE = `usage: verdict <command>
   keys create --tenant TENANT_ID
   keys rotate KEY_ID
   keys revoke KEY_ID
-  feeds update [--only NAME,NAME]   download Tor/relay/VPN/proxy/datacenter feeds
-  feeds import NAME FILE            load a feed from a file in its upstream format
+  feeds update [--only NAME,NAME] [--force]
+                                    download Tor/relay/VPN/proxy/datacenter feeds
+  feeds import NAME FILE [--force]  load a feed from a file in its upstream format
+                                    (--force: accept data that shrinks a feed by more than half)
   feeds status                      every reference-data source with its date and size
   traps import FILE                 record abuse-trap hits, one IP[,TIME[,PATH]] per line
 
