@@ -30,6 +30,20 @@ function resolveInChild(file: string, go: string): Promise<string> {
   })
 }
 
+/** Expects the server to refuse to start; one that does start is stopped again, then the test fails. */
+async function expectRefused(env: Record<string, string>, message: RegExp): Promise<void> {
+  const started = await startServer(env).then(
+    (server) => server,
+    (err: Error) => err,
+  )
+  if (!(started instanceof Error)) {
+    await started.stop()
+    throw new Error('the server started')
+  }
+  expect(started.message).toMatch(/exited with 1/)
+  expect(started.message).toMatch(message)
+}
+
 describe('the generated secret file', () => {
   it('is created atomically: processes starting at once all read the same complete secret', async () => {
     for (let round = 0; round < 3; round++) {
@@ -52,8 +66,9 @@ describe('the generated secret file', () => {
   it('an empty or cut-short secret file is refused rather than used', async () => {
     const sub = mkdtempSync(join(dir, 'empty-'))
     writeFileSync(join(sub, 'verdict.secret'), '\n', { mode: 0o600 })
-    await expect(startServer({ DATABASE_URL: join(sub, 'verdict.db') })).rejects.toThrow(
-      /exited with 1[\s\S]*verdict\.secret holds fewer than 32 bytes/,
+    await expectRefused(
+      { DATABASE_URL: join(sub, 'verdict.db') },
+      /verdict\.secret holds fewer than 32 bytes/,
     )
   })
 })
@@ -62,9 +77,10 @@ describe('VERDICT_SECRET at start', () => {
   it('an empty or short VERDICT_SECRET stops the server with a message naming it', async () => {
     for (const secret of ['', 'too-short-secret']) {
       const sub = mkdtempSync(join(dir, 'short-'))
-      await expect(
-        startServer({ DATABASE_URL: join(sub, 'verdict.db'), VERDICT_SECRET: secret }),
-      ).rejects.toThrow(/exited with 1[\s\S]*VERDICT_SECRET must be at least 32 bytes/)
+      await expectRefused(
+        { DATABASE_URL: join(sub, 'verdict.db'), VERDICT_SECRET: secret },
+        /VERDICT_SECRET must be at least 32 bytes/,
+      )
       // Refused before anything was created.
       expect(existsSync(join(sub, 'verdict.secret'))).toBe(false)
     }
@@ -78,12 +94,8 @@ describe('VERDICT_SECRET on PostgreSQL', async () => {
     const { schema, drop } = await createSchema()
     const url = `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`
     try {
-      await expect(startServer({ DATABASE_URL: url, VERDICT_SECRET: '' })).rejects.toThrow(
-        /exited with 1[\s\S]*VERDICT_SECRET/,
-      )
-      await expect(startServer({ DATABASE_URL: url })).rejects.toThrow(
-        /exited with 1[\s\S]*VERDICT_SECRET is required with PostgreSQL/,
-      )
+      await expectRefused({ DATABASE_URL: url, VERDICT_SECRET: '' }, /VERDICT_SECRET/)
+      await expectRefused({ DATABASE_URL: url }, /VERDICT_SECRET is required with PostgreSQL/)
     } finally {
       await drop()
     }
