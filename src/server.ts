@@ -3,6 +3,7 @@ import { buildApp } from './app.js'
 import { loadSettings } from './config/settings.js'
 import { feedStatus } from './intel/feeds/update.js'
 import { type Intel, loadIntel } from './intel/index.js'
+import { withStartupLock } from './services/startup-lock.js'
 import { bootstrapDefaultTenant } from './services/tenants.js'
 import { openStore } from './store/index.js'
 import { resolveSecret } from './store/secret.js'
@@ -45,7 +46,8 @@ function watchFeeds(intel: Intel, everyMs: number, log: Log): void {
 
 async function main(): Promise<void> {
   const settings = loadSettings()
-  const store = await openStore(settings.storage)
+  // Concurrent first starts: one process migrates (and below, creates tenant `default`), the others wait.
+  const store = await withStartupLock(settings.storage, () => openStore(settings.storage))
   const secret = await resolveSecret(store, settings.storage, settings.secret)
   const clock = systemClock
   const intel = await loadIntel({
@@ -68,7 +70,7 @@ async function main(): Promise<void> {
     app.jobs.refreshAsnRates().catch((err: Error) => app.log.warn(`ASN rates: ${err.message}`))
   void refreshAsn()
   setInterval(refreshAsn, 60_000).unref()
-  const created = await bootstrapDefaultTenant(store, clock)
+  const created = await withStartupLock(settings.storage, () => bootstrapDefaultTenant(store, clock))
   if (created) {
     app.log.info(
       { tenant: created.tenantId, key_id: created.keyId, api_key: created.apiKey },

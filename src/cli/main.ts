@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import { loadSettings } from '../config/settings.js'
+import { withStartupLock } from '../services/startup-lock.js'
 import { createTenant, issueKey, revokeKey, rotateKey, TenantAdminError } from '../services/tenants.js'
 import { openStore, type Store } from '../store/index.js'
 import { systemClock } from '../util/clock.js'
@@ -114,7 +115,7 @@ export async function main(
     if (group !== 'tenants' && group !== 'keys' && group !== 'traps')
       throw new UsageError(`unknown command: ${group}`)
     const settings = loadSettings()
-    store = await openStore(settings.storage)
+    store = await withStartupLock(settings.storage, () => openStore(settings.storage))
     if (group === 'traps') {
       return await traps(sub, rest, store, settings.storage, settings.secret, out, (line) =>
         io.stderr.write(line),
