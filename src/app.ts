@@ -30,6 +30,19 @@ import type { Store } from './store/index.js'
 import type { Clock } from './util/clock.js'
 import type { Hasher } from './util/secrets.js'
 
+/**
+ * Fastify's own forms are not used as they are: `true` trusts every hop (the caller's leftmost
+ * X-Forwarded-For entry would win) and a bare number trusts nothing. A hop count becomes a function
+ * over proxy-addr's walk, which starts at the socket peer (i = 0) and moves right to left.
+ */
+function trustProxyOption(setting: AppOptions['trustProxy']): FastifyServerOptions['trustProxy'] {
+  if (setting === undefined || setting === false) return false
+  if (Array.isArray(setting)) return setting
+  const hops = setting === true ? 1 : setting
+  if (hops < 1) return false
+  return (_addr: string, i: number) => i < hops
+}
+
 /** Ajv format `ip`: any IPv4 or IPv6 address. */
 function addIpFormat(ajv: Ajv): Ajv {
   ajv.addFormat('ip', (s: string) => isIP(s) !== 0)
@@ -41,7 +54,8 @@ export interface AppOptions {
   clock: Clock
   hasher: Hasher
   version?: string
-  trustProxy?: boolean
+  /** `true` = one proxy hop; a number of hops; or the proxies' addresses/CIDRs. Off by default. */
+  trustProxy?: boolean | number | string[]
   bodyLimitBytes?: number
   keylessRateLimit?: number
   /** Failed API-key attempts per client IP per minute before 429 (default AUTH_FAILURES_PER_MINUTE). */
@@ -56,7 +70,7 @@ export interface AppOptions {
 export async function buildApp(opts: AppOptions): Promise<App> {
   const app = Fastify({
     logger: opts.logger ?? false,
-    trustProxy: opts.trustProxy ?? false,
+    trustProxy: trustProxyOption(opts.trustProxy),
     bodyLimit: opts.bodyLimitBytes ?? 5 * 1024 * 1024,
     // Strict validation: unknown fields are rejected (never stripped) and types are never coerced.
     ajv: {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,6 +14,7 @@ let base = ''
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url === '/torbulkexitlist') res.end(readFileSync(join(FIXTURES, 'tor-bulk-exit-list.txt')))
+    else if (req.url === '/tor-two') res.end('185.220.101.1\n185.220.101.2\n')
     else {
       res.statusCode = 500
       res.end('upstream broken')
@@ -52,6 +53,34 @@ describe('verdict feeds', () => {
     expect(byName.proxy.status).toBe('failed')
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/tor/)
+  })
+
+  it('refuses a refresh or import that shrinks a feed by more than half unless --force', async () => {
+    const urlEnv = { ...env, VERDICT_FEED_TOR_URL: `${base}/tor-two` }
+    const refused = await runCliAsync(['feeds', 'update', '--only', 'tor'], urlEnv)
+    expect(refused.status).toBe(1)
+    expect(JSON.parse(refused.stdout).results[0]).toMatchObject({ name: 'tor', status: 'failed', entries: 5 })
+    expect(refused.stderr).toMatch(/from 5 to 2 entries.*--force/)
+    const small = join(dir, 'two-relays.csv')
+    writeFileSync(small, '172.224.226.0/27,GB,GB-EN,London,\n')
+    const importRefused = runCli(['feeds', 'import', 'relay', small], env)
+    expect(importRefused.status).toBe(1)
+    expect(importRefused.stdout).toBe('')
+    expect(importRefused.stderr).toMatch(/"error":".*from 5 to 1 entries/)
+    const forced = await runCliAsync(['feeds', 'update', '--only', 'tor', '--force'], urlEnv)
+    expect(forced.status).toBe(0)
+    expect(JSON.parse(forced.stdout).results[0]).toMatchObject({ status: 'updated', entries: 2 })
+    expect(runCli(['feeds', 'import', 'relay', small, '--force'], env).status).toBe(0)
+    // Back to the full fixtures for the status test below.
+    expect(
+      (
+        await runCliAsync(['feeds', 'update', '--only', 'tor'], {
+          ...env,
+          VERDICT_FEED_TOR_URL: `${base}/torbulkexitlist`,
+        })
+      ).status,
+    ).toBe(0)
+    expect(runCli(['feeds', 'import', 'relay', join(FIXTURES, 'egress-ip-ranges.csv')], env).status).toBe(0)
   })
 
   it('status lists every data source with its size and load state', () => {

@@ -120,34 +120,40 @@ describe('verdict CLI and first start', () => {
 describe('first start on PostgreSQL', async () => {
   const { pgAvailable, createSchema, PG_URL } = await import('./helpers/pg.js')
   const hasPg = await pgAvailable()
-  it.skipIf(!hasPg)('creates the default tenant and keeps the generated secret in the database', async () => {
-    const { schema, drop } = await createSchema()
-    const url = `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`
-    try {
-      const server = await startServer({ DATABASE_URL: url })
-      const apiKey = JSON.parse(
-        server
-          .logs()
-          .split('\n')
-          .find((l) => l.includes('api_key'))!,
-      ).api_key
-      const res = await fetch(`${server.url}/v1/health`)
-      expect(await res.json()).toMatchObject({
-        status: 'ok',
-        database: { engine: 'postgres', reachable: true },
-      })
-      expect((await fetch(`${server.url}/v1/config`, { headers: { 'x-api-key': apiKey } })).status).toBe(200)
-      await server.stop()
-      const t = json(runCli(['tenants', 'create', '--name', 'pg'], { DATABASE_URL: url }).stdout)
-      expect(t.tenantId).toMatch(/^tn_/)
-      const pg = (await import('pg')).default
-      const c = new pg.Client({ connectionString: PG_URL })
-      await c.connect()
-      const r = await c.query(`SELECT value FROM ${schema}.meta WHERE key = 'secret'`)
-      await c.end()
-      expect(r.rows[0].value).toHaveLength(48)
-    } finally {
-      await drop()
-    }
-  })
+  it.skipIf(!hasPg)(
+    'creates the default tenant; the secret comes from VERDICT_SECRET, never the database',
+    async () => {
+      const { schema, drop } = await createSchema()
+      const url = `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`
+      const secret = 'pg-first-start-secret-0123456789abcdef'
+      try {
+        const server = await startServer({ DATABASE_URL: url, VERDICT_SECRET: secret })
+        const apiKey = JSON.parse(
+          server
+            .logs()
+            .split('\n')
+            .find((l) => l.includes('api_key'))!,
+        ).api_key
+        const res = await fetch(`${server.url}/v1/health`)
+        expect(await res.json()).toMatchObject({
+          status: 'ok',
+          database: { engine: 'postgres', reachable: true },
+        })
+        expect((await fetch(`${server.url}/v1/config`, { headers: { 'x-api-key': apiKey } })).status).toBe(
+          200,
+        )
+        await server.stop()
+        const t = json(runCli(['tenants', 'create', '--name', 'pg'], { DATABASE_URL: url }).stdout)
+        expect(t.tenantId).toMatch(/^tn_/)
+        const pg = (await import('pg')).default
+        const c = new pg.Client({ connectionString: PG_URL })
+        await c.connect()
+        const r = await c.query(`SELECT value FROM ${schema}.meta WHERE key = 'secret'`)
+        await c.end()
+        expect(r.rows).toEqual([])
+      } finally {
+        await drop()
+      }
+    },
+  )
 })

@@ -15,20 +15,33 @@ export async function feeds(
 ): Promise<number> {
   const progress = (line: string) => err(`${line}\n`)
   if (sub === 'update') {
-    const { values } = parseArgs({ args, options: { only: { type: 'string' } }, strict: true })
+    const { values } = parseArgs({
+      args,
+      options: { only: { type: 'string' }, force: { type: 'boolean' } },
+      strict: true,
+    })
     const names = values.only?.split(',').map((n) => n.trim())
     for (const n of names ?? [])
       if (!isFeedName(n)) throw new UsageError(`unknown feed "${n}" (one of ${FEED_NAMES.join(', ')})`)
-    const results = await updateFeeds({ progress, ...(names ? { names: names as FeedName[] } : {}) })
+    const results = await updateFeeds({
+      progress,
+      force: values.force ?? false,
+      ...(names ? { names: names as FeedName[] } : {}),
+    })
     out({ results })
     return results.some((r) => r.status === 'failed') ? 1 : 0
   }
   if (sub === 'import') {
-    const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true })
+    const { positionals, values } = parseArgs({
+      args,
+      options: { force: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    })
     const [name, file, ...rest] = positionals
-    if (!name || !file || rest.length > 0) throw new UsageError('expected: feeds import NAME FILE')
+    if (!name || !file || rest.length > 0) throw new UsageError('expected: feeds import NAME FILE [--force]')
     if (!isFeedName(name)) throw new UsageError(`unknown feed "${name}" (one of ${FEED_NAMES.join(', ')})`)
-    out({ result: await importFeed(name, file, { progress }) })
+    out({ result: await importFeed(name, file, { progress, force: values.force ?? false }) })
     return 0
   }
   if (sub === 'status') {

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import { loadSettings } from '../config/settings.js'
+import { withStartupLock } from '../services/startup-lock.js'
 import { createTenant, issueKey, revokeKey, rotateKey, TenantAdminError } from '../services/tenants.js'
 import { openStore, type Store } from '../store/index.js'
 import { systemClock } from '../util/clock.js'
@@ -15,8 +16,10 @@ export const USAGE = `usage: verdict <command>
   keys create --tenant TENANT_ID
   keys rotate KEY_ID
   keys revoke KEY_ID
-  feeds update [--only NAME,NAME]   download Tor/relay/VPN/proxy/datacenter feeds
-  feeds import NAME FILE            load a feed from a file in its upstream format
+  feeds update [--only NAME,NAME] [--force]
+                                    download Tor/relay/VPN/proxy/datacenter feeds
+  feeds import NAME FILE [--force]  load a feed from a file in its upstream format
+                                    (--force: accept data that shrinks a feed by more than half)
   feeds status                      every reference-data source with its date and size
   traps import FILE                 record abuse-trap hits, one IP[,TIME[,PATH]] per line
 
@@ -112,7 +115,7 @@ export async function main(
     if (group !== 'tenants' && group !== 'keys' && group !== 'traps')
       throw new UsageError(`unknown command: ${group}`)
     const settings = loadSettings()
-    store = await openStore(settings.storage)
+    store = await withStartupLock(settings.storage, () => openStore(settings.storage))
     if (group === 'traps') {
       return await traps(sub, rest, store, settings.storage, settings.secret, out, (line) =>
         io.stderr.write(line),

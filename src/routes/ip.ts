@@ -10,7 +10,8 @@ export function registerIpRoutes(app: App): void {
       config: { auth: 'optional' },
       schema: {
         summary: 'The public IP address the service sees for this request',
-        description: 'With TRUST_PROXY=true the address comes from X-Forwarded-For set by your proxy.',
+        description:
+          'Behind a proxy (TRUST_PROXY) the address is the X-Forwarded-For entry your own proxy appended; what the caller writes there is never used.',
         tags: ['service'],
         security: [],
         querystring: NoQuery,

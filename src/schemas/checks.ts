@@ -37,7 +37,10 @@ export const EmailResult = Type.Object(
     fraud_score: Type.Number({ minimum: 0, maximum: 100 }),
     is_disposable: Type.Boolean(),
     mx_valid: Type.Boolean({ description: 'false only when DNS answered that the domain takes no mail' }),
-    mx_status: Type.String({ description: 'valid, none, unknown (DNS failed) or not_checked (malformed)' }),
+    mx_status: Type.String({
+      description:
+        'valid, none, unknown (DNS failed) or not_checked (malformed, or a domain outside the public DNS that is never looked up)',
+    }),
     catch_all: Type.Boolean(),
     catch_all_probed: Type.Boolean({
       description: 'false unless VERDICT_SMTP_PROBE is on and the probe ran',

@@ -53,13 +53,24 @@ export const phoneKey = (p: { e164: string | null }, raw: string): string =>
   p.e164 ?? raw.replace(/[^\d+]/g, '')
 
 /**
+ * Every key a phone given without a country may have been hashed under: its own key (E.164 when it is
+ * international, else its digits, as stored for events scored without `phone_country`), then each valid
+ * E.164 reading of a national number (as stored for events scored with `phone_country`).
+ */
+export function phoneKeys(intel: Intel, raw: string): string[] {
+  return [...new Set([phoneKey(intel.phone.analyze(raw), raw), ...intel.phone.readings(raw)])]
+}
+
+/**
  * Mail-server status of a parsed address. Well-known providers obviously receive mail, which spares a
- * DNS round trip for most traffic; everything else asks DNS (cached, with a deadline).
+ * DNS round trip for most traffic; everything else asks DNS (cached, with a deadline). A domain outside
+ * the public DNS is `not_checked`: it is never looked up, so `email_no_mx` is not evaluated for it.
  */
 export async function mxStatus(intel: Intel, a: EmailAnalysis): Promise<EmailResult['mx_status']> {
   if (a.malformed || !a.domain) return 'not_checked'
   if (a.isFreeProvider) return 'valid'
-  return (await intel.email.mx(a.domain)).status
+  const mx = await intel.email.mx(a.domain)
+  return mx.reason === 'not_public' ? 'not_checked' : mx.status
 }
 
 export async function evaluateEmail(

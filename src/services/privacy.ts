@@ -5,8 +5,9 @@ import type { EntityKind } from '../util/secrets.js'
 import { lookupView } from './checks.js'
 import type { TenantCtx } from './context.js'
 import { eventView } from './events.js'
-import { emailKey, type IdentifierDeps, phoneKey } from './identifiers.js'
+import { emailKey, type IdentifierDeps, phoneKeys } from './identifiers.js'
 import { suppressionHash } from './network.js'
+import { mergeExports } from './subject-merge.js'
 
 export interface SubjectBody {
   email?: string
@@ -32,13 +33,20 @@ export const ERASED_TABLES = [
 
 /**
  * The stored forms of a subject's identifiers. Email goes through the same canonicaliser as every
- * write, so any alias spelling reaches rows written for any other spelling of the mailbox.
+ * write, so any alias spelling reaches rows written for any other spelling of the mailbox. A phone in
+ * national format has one stored form per country it is valid in (the body names no country): the
+ * first goes in `keys`, the others in `otherPhoneHashes`, each matched on its own.
  */
 export function subjectKeys(
   ctx: Ctx,
   body: SubjectBody,
-): { keys: SubjectKeys; entities: { kind: EntityKind; valueHash: string }[] } {
+): {
+  keys: SubjectKeys
+  otherPhoneHashes: string[]
+  entities: { kind: EntityKind; valueHash: string }[]
+} {
   const keys: SubjectKeys = {}
+  const otherPhoneHashes: string[] = []
   const entities: { kind: EntityKind; valueHash: string }[] = []
   if (body.email !== undefined) {
     const a = ctx.intel.email.analyze(body.email)
@@ -46,9 +54,10 @@ export function subjectKeys(
     entities.push({ kind: 'email', valueHash: keys.emailHash })
   }
   if (body.phone !== undefined) {
-    const p = ctx.intel.phone.analyze(body.phone)
-    keys.phoneHash = ctx.hasher.entity('phone', phoneKey(p, body.phone))
-    entities.push({ kind: 'phone', valueHash: keys.phoneHash })
+    const [first, ...others] = phoneKeys(ctx.intel, body.phone).map((k) => ctx.hasher.entity('phone', k))
+    keys.phoneHash = first!
+    otherPhoneHashes.push(...others)
+    for (const valueHash of [first!, ...others]) entities.push({ kind: 'phone', valueHash })
   }
   if (body.ip !== undefined) {
     const ip = parseIp(body.ip)
@@ -65,13 +74,16 @@ export function subjectKeys(
     entities.push({ kind: 'user', valueHash: ctx.hasher.entity('user', body.user_id) })
   }
   if (entities.length === 0) throw badRequest('send at least one of email, phone, ip, device_id, user_id')
-  return { keys, entities }
+  return { keys, otherPhoneHashes, entities }
 }
 
 export async function exportSubject(ctx: Ctx, body: SubjectBody) {
-  const { keys } = subjectKeys(ctx, body)
+  const { keys, otherPhoneHashes } = subjectKeys(ctx, body)
   const limit = body.limit ?? 1000
-  const x = await ctx.store.privacy.export(ctx.tenant.id, keys, limit)
+  const parts = [await ctx.store.privacy.export(ctx.tenant.id, keys, limit)]
+  for (const phoneHash of otherPhoneHashes)
+    parts.push(await ctx.store.privacy.export(ctx.tenant.id, { phoneHash }, limit))
+  const x = mergeExports(parts, limit)
   return {
     counts: {
       events: x.eventCount,
@@ -125,11 +137,16 @@ export async function exportSubject(ctx: Ctx, body: SubjectBody) {
  * in one transaction, then makes the storage give the bytes back (see docs/privacy.md).
  */
 export async function forgetSubject(ctx: Ctx, body: SubjectBody) {
-  const { keys, entities } = subjectKeys(ctx, body)
+  const { keys, otherPhoneHashes, entities } = subjectKeys(ctx, body)
   const now = ctx.clock.now()
   const { store, tenant, hasher } = ctx
   const deleted = await store.db.tx(function* () {
     const counts = yield* store.privacy.erase(tenant.id, keys)
+    // Each further reading of a national phone number; rows already deleted are not counted twice.
+    for (const phoneHash of otherPhoneHashes) {
+      const more = yield* store.privacy.erase(tenant.id, { phoneHash })
+      for (const [k, n] of Object.entries(more)) counts[k] = (counts[k] ?? 0) + n
+    }
     yield* store.privacy.addSuppressions(
       tenant.id,
       entities.map((e) => ({

@@ -97,6 +97,10 @@ export async function prepareEvent(ctx: Ctx, body: ScoreBody, overrides?: Overri
       const mx = await mxStatus(ctx.intel, email)
       if (mx === 'unknown')
         warnings.push('email_mx_unknown: DNS did not answer in time; email_no_mx was not evaluated')
+      if (mx === 'not_checked')
+        warnings.push(
+          'email_mx_not_checked: the domain is not under a public suffix; email_no_mx was not evaluated',
+        )
       emailSignals = {
         domain: email.domain,
         isDisposable: email.isDisposable,

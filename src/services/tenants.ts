@@ -81,9 +81,18 @@ export async function revokeKey(store: Store, clock: Clock, keyId: string): Prom
   await store.tenants.revokeKey(keyId, clock.now())
 }
 
-/** On an empty database: creates tenant `default` and returns its key (printed once by the server). */
+/**
+ * On an empty database: creates tenant `default` and returns its key (printed once by the server).
+ * Several processes starting at once may all find the database empty; the fixed id lets exactly one
+ * insert succeed, and the others, finding `default` present after their insert failed, return null.
+ */
 export async function bootstrapDefaultTenant(store: Store, clock: Clock): Promise<IssuedKey | null> {
   if ((await store.tenants.count()) > 0) return null
-  const { tenant: _t, ...key } = await createTenant(store, clock, { id: 'default', name: 'default' })
-  return key
+  try {
+    const { tenant: _t, ...key } = await createTenant(store, clock, { id: 'default', name: 'default' })
+    return key
+  } catch (err) {
+    if (await store.tenants.get('default')) return null
+    throw err
+  }
 }

@@ -295,24 +295,41 @@ function render(sql: string, dialect: Dialect): string {
   return out
 }
 
+const isBusy = (err: unknown) => (err as { code?: string }).code === 'SQLITE_BUSY'
+
+/**
+ * Applies the missing migrations. Safe when several processes start at once: each migration runs in
+ * one transaction that records its version *first*, so when another process applied it meanwhile the
+ * insert fails on the version key, the transaction rolls back and the migration counts as done. On
+ * SQLite the transaction is immediate (takes the write lock at BEGIN, waiting for another writer);
+ * on PostgreSQL callers also hold the start-up advisory lock (services/startup-lock.ts).
+ */
 export async function migrate(db: Db): Promise<void> {
   await db.exec(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_ms BIGINT NOT NULL)',
   )
-  const done = new Set(
-    (await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) =>
-      Number(r.version),
-    ),
-  )
+  const applied = async () =>
+    new Set(
+      (await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) =>
+        Number(r.version),
+      ),
+    )
+  const done = await applied()
   for (const m of MIGRATIONS) {
     if (done.has(m.version)) continue
-    try {
-      await db.exec(
-        `BEGIN;\n${render(m.sql, db.dialect)}\nINSERT INTO schema_migrations (version, applied_ms) VALUES (${m.version}, ${Date.now()});\nCOMMIT;`,
-      )
-    } catch (err) {
-      await db.exec('ROLLBACK').catch(() => {})
-      throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`)
+    const begin = db.dialect === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN'
+    const script = `${begin};\nINSERT INTO schema_migrations (version, applied_ms) VALUES (${m.version}, ${Date.now()});\n${render(m.sql, db.dialect)}\nCOMMIT;`
+    // busy_timeout waits 5 s inside each attempt; a long migration elsewhere gets about 5 minutes.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await db.exec(script)
+        break
+      } catch (err) {
+        await db.exec('ROLLBACK').catch(() => {})
+        if (isBusy(err) && attempt < 60) continue
+        if ((await applied()).has(m.version)) break
+        throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`)
+      }
     }
   }
 }

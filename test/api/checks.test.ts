@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
+import { testIntel } from '../helpers/intel.js'
 
 let h: Harness
 let t: TestTenant
@@ -60,21 +61,32 @@ describe('POST /v1/check/email', () => {
       fraud_score: 10,
     })
     expect(alias.email.alias_tricks.sort()).toEqual(['domain_alias', 'dot_trick', 'plus_tag'])
-    const noMx = (await post('/v1/check/email', { email: 'bob@no-such-domain-here.example' })).json()
+    const noMx = (await post('/v1/check/email', { email: 'bob@no-such-domain-here.example.com' })).json()
     expect(noMx.email).toMatchObject({ mx_valid: false, mx_status: 'none', fraud_score: 60 })
-    const nullMx = (await post('/v1/check/email', { email: 'bob@nullmx.example' })).json()
+    const nullMx = (await post('/v1/check/email', { email: 'bob@nullmx.example.com' })).json()
     expect(nullMx.email.mx_valid).toBe(false)
-    const aOnly = (await post('/v1/check/email', { email: 'bob@a-only.example' })).json()
+    const aOnly = (await post('/v1/check/email', { email: 'bob@a-only.example.com' })).json()
     expect(aOnly.email.mx_valid).toBe(true)
     const gib = (await post('/v1/check/email', { email: 'xkqzvbwpjhd@example.com' })).json()
     expect(gib.email).toMatchObject({ looks_gibberish: true, fraud_score: 35 })
   })
 
   it('treats a DNS timeout or server failure as unknown, never as no mail server', async () => {
-    for (const domain of ['slow.example', 'broken.example']) {
+    for (const domain of ['slow.example.com', 'broken.example.com']) {
       const body = (await post('/v1/check/email', { email: `bob@${domain}` })).json()
       expect(body.email, domain).toMatchObject({ mx_valid: true, mx_status: 'unknown', fraud_score: 0 })
       expect(body.warnings[0]).toMatch(/^email_mx_unknown/)
+    }
+  })
+
+  it('never looks up a domain outside the public DNS: not_checked with a warning, no score for it', async () => {
+    const { dns } = await testIntel()
+    for (const domain of ['corp.internal', 'mail.localhost', 'files.home.arpa', 'intranet.lan']) {
+      const before = dns.queries.length
+      const body = (await post('/v1/check/email', { email: `bob@${domain}` })).json()
+      expect(body.email, domain).toMatchObject({ mx_status: 'not_checked', mx_valid: true, fraud_score: 0 })
+      expect(body.warnings, domain).toEqual([expect.stringMatching(/^email_mx_not_checked/)])
+      expect(dns.queries.slice(before), domain).toEqual([])
     }
   })
 

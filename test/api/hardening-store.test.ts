@@ -87,9 +87,9 @@ describe('erasure VACUUMs on PostgreSQL', () => {
             ).rows[0].n,
           )
         let seen = 0
-        for (let i = 0; i < 200 && seen === 0; i++) {
+        for (let i = 0; i < 400 && seen === 0; i++) {
           seen = await waiting()
-          if (seen === 0) await new Promise((r) => setTimeout(r, 10))
+          if (seen === 0) await new Promise((r) => setTimeout(r, 25))
         }
         expect(seen).toBe(1)
         for (let i = 0; i < 20; i++) expect(await waiting()).toBeLessThanOrEqual(1)

@@ -94,23 +94,23 @@ describe('monthly quota', () => {
     const post = (url: string, payload: object) =>
       h.app.inject({ method: 'POST', url, headers: t.headers, payload })
     // Within the quota the mail server is looked up.
-    expect((await post('/v1/check/email', { email: 'someone@quota-first.example' })).statusCode).toBe(200)
-    expect(dns.count('quota-first.example')).toBeGreaterThan(0)
+    expect((await post('/v1/check/email', { email: 'someone@quota-first.example.com' })).statusCode).toBe(200)
+    expect(dns.count('quota-first.example.com')).toBeGreaterThan(0)
     // One unit left: a two-row batch and a two-identifier /v1/check do not fit, and cost nothing.
     const batch = await post('/v1/batch/check/email', {
-      rows: [{ email: 'a@quota-batch.example' }, { email: 'b@quota-batch.example' }],
+      rows: [{ email: 'a@quota-batch.example.com' }, { email: 'b@quota-batch.example.com' }],
     })
     expect(batch.statusCode).toBe(429)
     expect(batch.json().error).toMatch(/monthly quota of 2/)
     expect(batch.headers['retry-after']).toBeDefined()
-    const both = await post('/v1/check', { email: 'c@quota-combined.example', ip: '8.8.8.8' })
+    const both = await post('/v1/check', { email: 'c@quota-combined.example.com', ip: '8.8.8.8' })
     expect(both.statusCode).toBe(429)
     expect(await h.store.usage.used(t.tenantId, new Date(h.clock.now()).toISOString().slice(0, 7))).toBe(1)
-    expect((await post('/v1/check/email', { email: 'someone@quota-last.example' })).statusCode).toBe(200)
-    const over = await post('/v1/check/email', { email: 'someone@quota-over.example' })
+    expect((await post('/v1/check/email', { email: 'someone@quota-last.example.com' })).statusCode).toBe(200)
+    const over = await post('/v1/check/email', { email: 'someone@quota-over.example.com' })
     expect(over.statusCode).toBe(429)
     expect(over.json().error).toMatch(/monthly quota/)
-    for (const name of ['quota-batch.example', 'quota-combined.example', 'quota-over.example']) {
+    for (const name of ['quota-batch.example.com', 'quota-combined.example.com', 'quota-over.example.com']) {
       expect(dns.count(name), name).toBe(0)
     }
   })

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { networkWeight } from '../../src/store/network.js'
-import { build, type Harness, type TestTenant } from '../helpers/build.js'
+import { build, type Harness, TEST_SECRET, type TestTenant } from '../helpers/build.js'
 import { runCli } from '../helpers/processes.js'
 
 let h: Harness
@@ -310,7 +310,7 @@ describe('abuse traps', () => {
     const dbFile = join(h.dir, 'verdict.db')
     const r = runCli(['traps', 'import', file], {
       DATABASE_URL: dbFile,
-      VERDICT_SECRET: 'test-secret-for-hashes',
+      VERDICT_SECRET: TEST_SECRET,
     })
     expect(r.status, r.stderr).toBe(0)
     expect(JSON.parse(r.stdout)).toEqual({ imported: 3, stored: 3, malformed: 1 })

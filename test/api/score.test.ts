@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
+import { testIntel } from '../helpers/intel.js'
 
 let h: Harness
 let t: TestTenant
@@ -46,8 +47,8 @@ describe('POST /v1/score reason codes with real reference data', () => {
     ['time zone alias of the right country', { ip: '73.162.10.20', timezone: 'US/Eastern' }, {}],
     ['UTC never mismatches', { ip: '73.162.10.20', timezone: 'UTC' }, {}],
     ['disposable email', { email: 'someone@yopmail.com' }, { disposable_email: 35 }],
-    ['domain without mail server', { email: 'someone@no-such-domain-here.example' }, { email_no_mx: 25 }],
-    ['null MX', { email: 'someone@nullmx.example' }, { email_no_mx: 25 }],
+    ['domain without mail server', { email: 'someone@no-such-domain-here.example.com' }, { email_no_mx: 25 }],
+    ['null MX', { email: 'someone@nullmx.example.com' }, { email_no_mx: 25 }],
     ['gibberish mailbox', { email: 'xkqzvbwpjhd@example.com' }, { gibberish_email: 20 }],
     ['plus tag', { email: 'maria+shop@gmail.com' }, { plus_addressing: 10 }],
     ['headless', { device: { is_headless: true } }, { headless_browser: 45 }],
@@ -79,10 +80,20 @@ describe('POST /v1/score reason codes with real reference data', () => {
   })
 
   it('never fires email_no_mx when DNS times out or fails, and says so in warnings', async () => {
-    for (const domain of ['slow.example', 'broken.example']) {
+    for (const domain of ['slow.example.com', 'broken.example.com']) {
       const body = await score({ event: 'signup', email: `someone@${domain}` })
       expect(body.reasons).not.toContain('email_no_mx')
       expect(body.warnings).toEqual([expect.stringMatching(/^email_mx_unknown/)])
+    }
+  })
+
+  it('never looks up a domain outside the public DNS and never fires email_no_mx for it', async () => {
+    const { dns } = await testIntel()
+    for (const domain of ['corp.internal', 'mail.localhost', 'intranet.lan']) {
+      const before = dns.queries.length
+      const body = await score({ event: 'signup', email: `someone@${domain}` })
+      expect(body.reasons).not.toContain('email_no_mx')
+      expect(dns.queries.slice(before), domain).toEqual([])
     }
   })
 

@@ -12,6 +12,9 @@ import { createSchema, PG_URL } from './pg.js'
 
 export type Engine = 'sqlite' | 'postgres'
 
+/** The harness's server secret (at least 32 bytes, as VERDICT_SECRET must be); CLI tests pass it on. */
+export const TEST_SECRET = 'test-secret-for-hashes-0123456789abcdef'
+
 export interface TestTenant {
   tenantId: string
   apiKey: string
@@ -65,7 +68,7 @@ export async function build(
   const { engine, ...appOptions } = options
   const { store, dir, cleanup } = await openTestStore(engine)
   const clock = new ManualClock()
-  const hasher = new Hasher('test-secret-for-hashes')
+  const hasher = new Hasher(TEST_SECRET)
   const intel = appOptions.intel ?? (await testIntel()).intel
   const app = await buildApp({ store, clock, hasher, ...appOptions, intel })
   let n = 0

@@ -17,10 +17,10 @@ export const DNS_ZONES: Record<string, Zone> = {
   'acme-corp.com': { MX: [{ preference: 10, exchange: 'mx1.acme-corp.com' }] },
   'mailinator.com': { MX: [{ preference: 10, exchange: 'mail.mailinator.com' }] },
   'yopmail.com': { MX: [{ preference: 10, exchange: 'mx.yopmail.com' }] },
-  'nullmx.example': { MX: [{ preference: 0, exchange: '.' }] },
-  'a-only.example': { A: ['192.0.2.10'] },
-  'slow.example': { silent: true },
-  'broken.example': { rcode: 'SERVFAIL' },
+  'nullmx.example.com': { MX: [{ preference: 0, exchange: '.' }] },
+  'a-only.example.com': { A: ['192.0.2.10'] },
+  'slow.example.com': { silent: true },
+  'broken.example.com': { rcode: 'SERVFAIL' },
 }
 
 export interface TestIntel {

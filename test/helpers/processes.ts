@@ -40,6 +40,10 @@ export interface RunningServer {
   url: string
   logs: () => string
   stop: () => Promise<void>
+  /** Sends a signal and resolves with the exit code (null when killed by a signal). */
+  signal: (sig: NodeJS.Signals) => Promise<number | null>
+  /** Whether the process is still running. */
+  alive: () => boolean
 }
 
 /** Starts the compiled server on a free port and waits for its "listening" log line. */
@@ -49,6 +53,10 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let logs = ''
+  let exitCode: number | null | undefined
+  child.once('exit', (code) => {
+    exitCode = code
+  })
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), 30_000)
     const onData = (chunk: Buffer) => {
@@ -71,9 +79,21 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     logs: () => logs,
     stop: () =>
       new Promise<void>((resolve) => {
+        if (exitCode !== undefined) return resolve()
         child.removeAllListeners('exit')
         child.once('exit', () => resolve())
         child.kill('SIGTERM')
       }),
+    signal: (sig) =>
+      new Promise<number | null>((resolve) => {
+        if (exitCode !== undefined) return resolve(exitCode)
+        child.removeAllListeners('exit')
+        child.once('exit', (code) => {
+          exitCode = code
+          resolve(code)
+        })
+        child.kill(sig)
+      }),
+    alive: () => exitCode === undefined,
   }
 }

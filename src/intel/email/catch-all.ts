@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { MxResolver } from './mx.js'
-import { isPrivateAddress, probeRecipient } from './smtp-probe.js'
+import { isProbeRefused, probeRecipient } from './smtp-probe.js'
 import { normalizeDomain } from './syntax.js'
 
 /**
@@ -128,7 +128,7 @@ export class CatchAllProber {
     // RFC 5321: the best MX, or the domain itself when it has only an address record.
     const host = mx.mx[0] ?? domain
     const addresses = (await this.mx.hostAddresses(host)).filter(
-      (a) => this.allowPrivateHosts || !isPrivateAddress(a),
+      (a) => this.allowPrivateHosts || !isProbeRefused(a),
     )
     const address = addresses[0]
     if (!address) return result('unknown', host, null, 'no_public_address')

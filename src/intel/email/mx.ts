@@ -1,11 +1,13 @@
 import { promises as dns } from 'node:dns'
 import { isIP } from 'node:net'
+import { parse } from 'tldts'
 import { normalizeDomain } from './syntax.js'
 
 /**
  * `valid`: the domain can receive mail. `none`: it definitely cannot (NXDOMAIN, RFC 7505 null MX, or
  * neither MX nor A/AAAA). `unknown`: DNS did not give a definite answer (timeout, SERVFAIL, refused,
- * network error); callers must not treat it as "no mail server".
+ * network error) or was not asked (`not_public`: a name outside the public DNS); callers must not
+ * treat it as "no mail server".
  */
 export type MxStatus = 'valid' | 'none' | 'unknown'
 
@@ -17,6 +19,7 @@ export type MxReason =
   | 'nxdomain'
   | 'no_mail_host'
   | 'invalid_domain'
+  | 'not_public'
   | 'timeout'
   | 'servfail'
   | 'refused'
@@ -65,6 +68,21 @@ function transientReason(code: string): MxReason {
   return 'network_error'
 }
 
+// Special-use names (RFC 6761, 7686, 8375) that the public suffix list nonetheless lists as ICANN.
+const SPECIAL_USE_TLDS = new Set(['arpa', 'onion'])
+
+/**
+ * Whether DNS may be asked about this name: a registrable name (or a name below one) under a public
+ * ICANN suffix. Internal names (`corp.internal`, `mail.localhost`, `*.lan`), suffixes alone (`co.uk`)
+ * and special-use names are never looked up, so a caller cannot use MX checks to probe internal DNS.
+ */
+export function isPublicDnsName(name: string): boolean {
+  const p = parse(name, { allowPrivateDomains: false })
+  if (!p.isIcann || !p.domain || p.isIp) return false
+  const tld = name.slice(name.lastIndexOf('.') + 1)
+  return !SPECIAL_USE_TLDS.has(tld)
+}
+
 /** Parses env `VERDICT_DNS_SERVERS` (comma-separated `host:port`); undefined when unset or blank. */
 export function dnsServersFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | undefined {
   const list = (env['VERDICT_DNS_SERVERS'] ?? '')
@@ -109,6 +127,8 @@ export class MxResolver {
   async check(rawDomain: string): Promise<MxResult> {
     const domain = normalizeDomain(rawDomain)
     if (!domain) return { status: 'none', mx: [], nullMx: false, fallback: null, reason: 'invalid_domain' }
+    // No query at all: the answer is open, never "no mail server".
+    if (!isPublicDnsName(domain)) return unknown('not_public')
     const hit = this.cache.get(domain)
     if (hit && hit.expires > this.now()) {
       // Refresh recency for the LRU bound.
@@ -132,6 +152,8 @@ export class MxResolver {
   /** IPv4 then IPv6 addresses of a host, through the same servers; empty when it has none or DNS fails. */
   async hostAddresses(host: string): Promise<string[]> {
     if (isIP(host)) return [host]
+    // An MX of a public domain may name an internal host; that name is not looked up either.
+    if (!isPublicDnsName(host)) return []
     const [v4, v6] = await Promise.all([
       this.query(() => this.resolver.resolve4(host)),
       this.query(() => this.resolver.resolve6(host)),

@@ -1,4 +1,5 @@
-import { BlockList, connect, isIP } from 'node:net'
+import { connect } from 'node:net'
+import { specialPurpose } from '../ip/special-purpose.js'
 
 export type RcptOutcome = 'accepted' | 'rejected' | 'unknown'
 
@@ -115,37 +116,11 @@ export function probeRecipient(opts: RcptProbeOptions): Promise<RcptProbeResult>
   })
 }
 
-const PRIVATE = new BlockList()
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['224.0.0.0', 3],
-] as const) {
-  PRIVATE.addSubnet(net, prefix, 'ipv4')
-}
-for (const [net, prefix] of [
-  ['::', 127],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  PRIVATE.addSubnet(net, prefix, 'ipv6')
-}
-
 /**
- * True for loopback, private, link-local, shared and multicast addresses. A domain's MX can point
- * anywhere, so without this check a caller could make the probe knock on internal hosts.
+ * Whether the probe may connect to this address: only ordinary public unicast hosts. A domain's MX can
+ * point anywhere, so without this check a caller could make the probe knock on internal hosts, or
+ * reach them through a translator (NAT64, 6to4, Teredo) or an IPv4-mapped form.
  */
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  const ip = mapped ? mapped[1]! : address
-  const family = isIP(ip)
-  if (family === 4) return PRIVATE.check(ip, 'ipv4')
-  if (family === 6) return PRIVATE.check(ip, 'ipv6')
-  return true
+export function isProbeRefused(address: string): boolean {
+  return specialPurpose(address) !== null
 }

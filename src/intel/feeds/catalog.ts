@@ -116,3 +116,16 @@ export function resolveFeedUrls(env: NodeJS.ProcessEnv = process.env): Record<Fe
 export function defaultFeedsDir(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(env.VERDICT_FEEDS_DIR || 'data/feeds')
 }
+
+/** Largest download accepted per feed URL unless VERDICT_FEED_MAX_BYTES says otherwise. */
+export const DEFAULT_FEED_MAX_BYTES = 64 * 1024 * 1024
+
+/** `VERDICT_FEED_MAX_BYTES`: bytes one feed URL may deliver (after decompression). */
+export function feedMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.VERDICT_FEED_MAX_BYTES
+  if (raw === undefined || raw.trim() === '') return DEFAULT_FEED_MAX_BYTES
+  const n = Number(raw)
+  if (!Number.isSafeInteger(n) || n < 1024)
+    throw new Error(`VERDICT_FEED_MAX_BYTES must be an integer >= 1024, got "${raw}"`)
+  return n
+}

@@ -45,6 +45,19 @@ function isHeader(line: string): boolean {
   return HEADER_WORDS.has(first)
 }
 
+/**
+ * Shortest prefixes a feed entry may have. No Tor, VPN, proxy or hosting list has a reason to list a
+ * whole /7 of IPv4 or a /15 of IPv6, and a default route (0.0.0.0/0, ::/0) would flag every address:
+ * such lines are taken for mistakes (or poisoning) and skipped as malformed.
+ */
+export const MIN_PREFIX = { 4: 8, 6: 16 } as const
+
+function tooBroad(range: { version: 4 | 6; start: bigint; end: bigint }): boolean {
+  const bits = range.version === 4 ? 32 : 128
+  const hostBits = (range.end - range.start + 1n).toString(2).length - 1
+  return bits - hostBits < MIN_PREFIX[range.version]
+}
+
 class Collector<T> {
   readonly entries: T[] = []
   malformed = 0
@@ -76,7 +89,8 @@ function parseRelayCsv(text: string, out: Collector<LabelledRange>): void {
     const line = stripComment(raw)
     if (!line) continue
     const range = parseCidr(line.split(',', 1)[0]!)
-    if (range) out.entries.push({ version: range.version, start: range.start, end: range.end, label: null })
+    if (range && !tooBroad(range))
+      out.entries.push({ version: range.version, start: range.start, end: range.end, label: null })
     else if (!(first && isHeader(line))) out.bad(line)
     first = false
   }
@@ -90,7 +104,7 @@ function parseCidrLines(text: string, named: boolean, out: Collector<LabelledRan
     if (!line) continue
     const comma = line.indexOf(',')
     const range = parseCidr(comma < 0 ? line : line.slice(0, comma))
-    if (range) {
+    if (range && !tooBroad(range)) {
       const label = named && comma >= 0 ? cleanLabel(line.slice(comma + 1)) : null
       out.entries.push({ version: range.version, start: range.start, end: range.end, label })
     } else if (!(first && isHeader(line))) out.bad(line)
@@ -119,7 +133,7 @@ function parseProviderJson(text: string, named: boolean, out: Collector<Labelled
   }
   const add = (value: unknown, label: string) => {
     const range = typeof value === 'string' ? parseCidr(value) : null
-    if (range)
+    if (range && !tooBroad(range))
       out.entries.push({
         version: range.version,
         start: range.start,

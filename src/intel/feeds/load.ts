@@ -26,7 +26,8 @@ export async function loadFeed(dir: string, name: FeedName): Promise<LoadedFeed 
     text,
   )
   if (parsed.entries.length === 0) return null
-  const meta = await readFeedMeta(dir, name)
+  // The metadata only describes the data; a damaged file must not keep the data from loading.
+  const meta = await readFeedMeta(dir, name).catch(() => null)
   if (parsed.kind === 'asns') {
     const asns = new Map<number, string | null>()
     for (const e of parsed.entries) if (e.name || !asns.has(e.asn)) asns.set(e.asn, e.name)

@@ -5,6 +5,7 @@ import {
   FEED_NAMES,
   FEEDS,
   type FeedName,
+  feedMaxBytes,
   feedUrlEnvVar,
   isFeedName,
   resolveFeedUrls,
@@ -38,12 +39,18 @@ export interface UpdateFeedsOptions {
   progress?: Progress
   /** Per-download timeout, default 120 s. */
   timeoutMs?: number
+  /** Per-URL size cap in bytes; default VERDICT_FEED_MAX_BYTES or 64 MiB. */
+  maxBytes?: number
+  /** Accept data that has less than half the entries of the stored copy. */
+  force?: boolean
   env?: NodeJS.ProcessEnv
 }
 
 export interface ImportFeedOptions {
   dir?: string
   progress?: Progress
+  /** Accept data that has less than half the entries of the stored copy. */
+  force?: boolean
 }
 
 const noop: Progress = () => {}
@@ -66,15 +73,26 @@ async function previousEntries(dir: string, name: FeedName): Promise<FeedMeta | 
   return readFeedMeta(dir, name).catch(() => null)
 }
 
+/**
+ * A refresh that loses more than half of a feed is far more often a truncated download, a changed
+ * upstream format or a tampered source than a real change, and it silently unflags addresses.
+ */
+function shrinkProblem(previous: FeedMeta | null, count: number): string | null {
+  if (!previous || count * 2 >= previous.entries) return null
+  return `would shrink the feed from ${previous.entries} to ${count} entries (more than half); run again with --force to accept`
+}
+
 async function store(
   dir: string,
   name: FeedName,
   parsed: ParsedFeed,
   source: string,
   progress: Progress,
+  force: boolean,
 ): Promise<FeedResult> {
   const { text, count } = serializeFeed(parsed)
-  const problem = validate(parsed, count)
+  const problem =
+    validate(parsed, count) ?? (force ? null : shrinkProblem(await previousEntries(dir, name), count))
   if (problem) throw new Error(problem)
   await writeFeed(
     dir,
@@ -85,16 +103,37 @@ async function store(
   return { name, status: 'updated', entries: count, malformed: parsed.malformed, source }
 }
 
-async function download(url: string, timeoutMs: number): Promise<string> {
+/** Fetches one URL, refusing bodies over `maxBytes` (counted after decompression) without buffering them. */
+async function download(url: string, timeoutMs: number, maxBytes: number): Promise<string> {
   const res = await fetch(url, {
     signal: AbortSignal.timeout(timeoutMs),
     headers: { 'user-agent': 'verdict-feeds', accept: 'text/plain, text/csv, application/json, */*' },
   })
+  const tooLarge = () => new Error(`${url} is larger than ${maxBytes} bytes (VERDICT_FEED_MAX_BYTES)`)
   if (!res.ok) {
     await res.body?.cancel().catch(() => {})
     throw new Error(`HTTP ${res.status} from ${url}`)
   }
-  return res.text()
+  const declared = Number(res.headers.get('content-length') ?? Number.NaN)
+  if (declared > maxBytes && !res.headers.get('content-encoding')) {
+    await res.body?.cancel().catch(() => {})
+    throw tooLarge()
+  }
+  if (!res.body) return ''
+  const chunks: Uint8Array[] = []
+  let total = 0
+  const reader = res.body.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge()
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks).toString('utf8')
 }
 
 function urlList(value: string | readonly string[] | null | undefined): string[] {
@@ -112,6 +151,7 @@ export async function updateFeeds(options: UpdateFeedsOptions = {}): Promise<Fee
   const dir = resolve(options.dir ?? defaultFeedsDir(options.env))
   const configured = options.urls ?? resolveFeedUrls(options.env)
   const timeoutMs = options.timeoutMs ?? 120_000
+  const maxBytes = options.maxBytes ?? feedMaxBytes(options.env)
   const results: FeedResult[] = []
   for (const name of options.names ?? FEED_NAMES) {
     const urls = urlList(configured[name])
@@ -132,9 +172,9 @@ export async function updateFeeds(options: UpdateFeedsOptions = {}): Promise<Fee
       const parts: ParsedFeed[] = []
       for (const url of urls) {
         progress(`${name}: downloading ${url}`)
-        parts.push(parseFeedText(FEEDS[name], await download(url, timeoutMs)))
+        parts.push(parseFeedText(FEEDS[name], await download(url, timeoutMs, maxBytes)))
       }
-      results.push(await store(dir, name, mergeParsed(parts), source, progress))
+      results.push(await store(dir, name, mergeParsed(parts), source, progress, options.force ?? false))
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err)
       const kept = previous
@@ -171,7 +211,14 @@ export async function importFeed(
   progress(`${name}: importing ${path}`)
   const text = await readFile(path, 'utf8')
   try {
-    return await store(dir, name, parseFeedText(FEEDS[name], text), `file:${path}`, progress)
+    return await store(
+      dir,
+      name,
+      parseFeedText(FEEDS[name], text),
+      `file:${path}`,
+      progress,
+      options.force ?? false,
+    )
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err)
     throw new Error(`${name}: import of ${path} rejected: ${error}`)

