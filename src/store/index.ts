@@ -9,7 +9,7 @@ import { migrate } from './migrations.js'
 import { NetworkStore } from './network.js'
 import { PostgresDb } from './postgres.js'
 import { PrivacyStore } from './privacy.js'
-import { SqliteDb } from './sqlite.js'
+import { SqliteDb, type SqliteOptions } from './sqlite.js'
 import { TenantStore } from './tenants.js'
 import { UsageStore } from './usage.js'
 
@@ -62,6 +62,8 @@ export function parseDatabaseUrl(url: string | undefined): StorageTarget {
 
 export interface OpenOptions {
   pgSchema?: string
+  /** Executor options of the SQLite engine (busy budget, checkpointer); defaults suit the server. */
+  sqlite?: SqliteOptions
   /**
    * Listen for other processes' writes (PostgreSQL LISTEN, one extra connection). Servers do; one-shot
    * CLI commands need not. SQLite always notices them through `PRAGMA data_version`.
@@ -73,7 +75,7 @@ export async function openStore(target: StorageTarget, options: OpenOptions = {}
   const db: Db =
     target.kind === 'postgres'
       ? new PostgresDb(target.url, options.pgSchema ? { schema: options.pgSchema } : {})
-      : new SqliteDb(target.file)
+      : new SqliteDb(target.file, options.sqlite)
   try {
     await migrate(db)
   } catch (err) {

@@ -5,6 +5,7 @@ import { type AppOptions, buildApp } from '../../src/app.js'
 import type { App } from '../../src/routes/types.js'
 import { createTenant, type NewTenant } from '../../src/services/tenants.js'
 import { openStore, type Store } from '../../src/store/index.js'
+import type { SqliteOptions } from '../../src/store/sqlite.js'
 import { ManualClock } from '../../src/util/clock.js'
 import { Hasher } from '../../src/util/secrets.js'
 import { testIntel } from './intel.js'
@@ -34,7 +35,7 @@ export interface Harness {
 }
 
 /** A fresh store (SQLite file in a temp dir, or a fresh PostgreSQL schema) and app. */
-export async function openTestStore(engine: Engine = 'sqlite') {
+export async function openTestStore(engine: Engine = 'sqlite', sqlite?: SqliteOptions) {
   const dir = mkdtempSync(join(tmpdir(), 'verdict-test-'))
   if (engine === 'postgres') {
     const { schema, drop } = await createSchema()
@@ -49,7 +50,7 @@ export async function openTestStore(engine: Engine = 'sqlite') {
       },
     }
   }
-  const store = await openStore({ kind: 'sqlite', file: join(dir, 'verdict.db') })
+  const store = await openStore({ kind: 'sqlite', file: join(dir, 'verdict.db') }, sqlite ? { sqlite } : {})
   return {
     store,
     dir,
@@ -61,12 +62,14 @@ export async function openTestStore(engine: Engine = 'sqlite') {
 }
 
 export async function build(
-  options: { engine?: Engine } & Partial<Omit<AppOptions, 'store' | 'clock' | 'hasher' | 'intel'>> & {
+  options: { engine?: Engine; sqlite?: SqliteOptions } & Partial<
+    Omit<AppOptions, 'store' | 'clock' | 'hasher' | 'intel'>
+  > & {
       intel?: AppOptions['intel']
     } = {},
 ): Promise<Harness> {
-  const { engine, ...appOptions } = options
-  const { store, dir, cleanup } = await openTestStore(engine)
+  const { engine, sqlite, ...appOptions } = options
+  const { store, dir, cleanup } = await openTestStore(engine, sqlite)
   const clock = new ManualClock()
   const hasher = new Hasher(TEST_SECRET)
   const intel = appOptions.intel ?? (await testIntel()).intel
