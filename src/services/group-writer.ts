@@ -1,5 +1,6 @@
+import { ApiError } from '../errors.js'
 import { GroupCounters } from '../store/aggregates.js'
-import { type Db, q, type Work } from '../store/db.js'
+import type { Db, Work } from '../store/db.js'
 
 /** A scoring job: a unit of work that may add to the group's counters once it has succeeded. */
 export type Job<T> = (counters: GroupCounters) => Work<T>
@@ -12,9 +13,11 @@ interface Pending {
 
 /**
  * Group commit for the scoring write path: jobs submitted in the same tick run one after another in a
- * single transaction, each inside its own savepoint. Every job sees the rows of the jobs before it
- * (velocity history stays exact), one failing job is rolled back alone, the counters of the whole group
- * are written once at its end, and concurrent requests share one commit instead of paying for one each.
+ * single transaction. Every job sees the rows of the jobs before it (velocity history stays exact), the
+ * counters of the whole group are written once at its end, and concurrent requests share one commit
+ * instead of paying for one each. A job may refuse (an ApiError, e.g. over quota) only before it writes
+ * anything, so a refused job leaves nothing behind and needs no savepoint (which on PostgreSQL would cost
+ * two round trips per event); any other error rolls the whole group back and fails all of its jobs.
  * On SQLite the whole group runs synchronously: nothing else runs on the event loop meanwhile.
  */
 export class GroupWriter {
@@ -50,14 +53,12 @@ export class GroupWriter {
           outcomes.length = 0
           const counters = new GroupCounters()
           for (const item of group) {
-            yield* q.run('SAVEPOINT score_job')
             try {
-              const value = yield* item.job(counters)
-              yield* q.run('RELEASE SAVEPOINT score_job')
-              outcomes.push({ ok: true, value })
+              outcomes.push({ ok: true, value: yield* item.job(counters) })
             } catch (error) {
-              yield* q.run('ROLLBACK TO SAVEPOINT score_job')
-              yield* q.run('RELEASE SAVEPOINT score_job')
+              // A refusal (quota) happens before the job writes anything: the others go on. Anything
+              // else may have left half a job behind, so the whole group is rolled back.
+              if (!(error instanceof ApiError)) throw error
               outcomes.push({ ok: false, error })
             }
           }

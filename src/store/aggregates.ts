@@ -32,13 +32,49 @@ interface AsnDay {
   bad: number
 }
 
-const ROLLUP_UPSERT = `INSERT INTO event_rollup (tenant_id, hour_ms, verdict, reason, n, score_sum) VALUES (?, ?, ?, ?, ?, ?)
-  ON CONFLICT (tenant_id, hour_ms, verdict, reason) DO UPDATE SET n = event_rollup.n + excluded.n,
-    score_sum = event_rollup.score_sum + excluded.score_sum`
+/** Rows per multi-row upsert: the group's counters go out in a few statements, not one per row. */
+const CHUNK = 100
 
-const ASN_UPSERT = `INSERT INTO asn_daily (day_ms, asn, tenant_id, events, bad) VALUES (?, ?, ?, ?, ?)
-  ON CONFLICT (day_ms, asn, tenant_id) DO UPDATE SET events = asn_daily.events + excluded.events,
-    bad = asn_daily.bad + excluded.bad`
+const upsert = (head: string, cols: number, conflict: string) => {
+  const texts = new Map<number, string>()
+  return (rows: number): string => {
+    let t = texts.get(rows)
+    if (!t) {
+      const one = `(${Array(cols).fill('?').join(', ')})`
+      t = `${head} VALUES ${Array(rows).fill(one).join(', ')} ${conflict}`
+      texts.set(rows, t)
+    }
+    return t
+  }
+}
+
+const rollupSql = upsert(
+  'INSERT INTO event_rollup (tenant_id, hour_ms, verdict, reason, n, score_sum)',
+  6,
+  `ON CONFLICT (tenant_id, hour_ms, verdict, reason) DO UPDATE SET n = event_rollup.n + excluded.n,
+    score_sum = event_rollup.score_sum + excluded.score_sum`,
+)
+
+const asnSql = upsert(
+  'INSERT INTO asn_daily (day_ms, asn, tenant_id, events, bad)',
+  5,
+  `ON CONFLICT (day_ms, asn, tenant_id) DO UPDATE SET events = asn_daily.events + excluded.events,
+    bad = asn_daily.bad + excluded.bad`,
+)
+
+const ASN_UPSERT = asnSql(1)
+
+/** Writes rows in multi-row statements of at most CHUNK rows (each key appears once per statement). */
+function* upsertAll<R>(
+  rows: readonly R[],
+  sql: (n: number) => string,
+  params: (r: R) => Param[],
+): Work<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const part = rows.slice(i, i + CHUNK)
+    yield* q.run(sql(part.length), part.flatMap(params))
+  }
+}
 
 /** Adds a bad event to an ASN's day (a `fraud`/`chargeback` label on an event that did not count as bad). */
 export function* addAsnBad(tenantId: string, asn: number, createdMs: number): Work<void> {
@@ -82,12 +118,15 @@ export class GroupCounters {
   }
 
   *flush(): Work<void> {
-    for (const r of this.rollups.values()) {
-      yield* q.run(ROLLUP_UPSERT, [r.tenantId, r.hourMs, r.verdict, r.reason, r.n, r.scoreSum])
-    }
-    for (const a of this.asnDays.values()) {
-      yield* q.run(ASN_UPSERT, [a.dayMs, a.asn, a.tenantId, a.events, a.bad])
-    }
+    yield* upsertAll([...this.rollups.values()], rollupSql, (r) => [
+      r.tenantId,
+      r.hourMs,
+      r.verdict,
+      r.reason,
+      r.n,
+      r.scoreSum,
+    ])
+    yield* upsertAll([...this.asnDays.values()], asnSql, (a) => [a.dayMs, a.asn, a.tenantId, a.events, a.bad])
     this.rollups.clear()
     this.asnDays.clear()
   }

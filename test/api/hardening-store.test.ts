@@ -78,16 +78,17 @@ describe('erasure VACUUMs on PostgreSQL', () => {
         await holder.query('BEGIN')
         await holder.query(`LOCK TABLE ${schema}.labels IN SHARE UPDATE EXCLUSIVE MODE`)
         const passes = Array.from({ length: 10 }, () => db.reclaim(['labels']))
+        // VACUUMs of this schema's table waiting for the lock (other tests may vacuum other schemas).
         const waiting = async () =>
           Number(
             (
               await holder.query(
-                "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE query LIKE 'VACUUM labels%' AND wait_event_type = 'Lock'",
+                `SELECT COUNT(*) AS n FROM pg_locks WHERE relation = '${schema}.labels'::regclass AND NOT granted`,
               )
             ).rows[0].n,
           )
         let seen = 0
-        for (let i = 0; i < 400 && seen === 0; i++) {
+        for (let i = 0; i < 800 && seen === 0; i++) {
           seen = await waiting()
           if (seen === 0) await new Promise((r) => setTimeout(r, 25))
         }
