@@ -109,7 +109,15 @@ export class DeviceStore {
       ip_prefix: o.ipPrefix,
       rung: o.rung,
     })
-    const c = yield* recordLinks(o.tenantId, links, o.createdMs, o.platform)
+    const counted: { kind: LinkKind; key: string }[] = [
+      { kind: 'ta', key: o.tokenId },
+      { kind: 'ti', key: o.tokenId },
+    ]
+    if (o.deviceId !== null) {
+      counted.push({ kind: 'fa', key: o.deviceId }, { kind: 'fi', key: o.deviceId })
+      if (o.ipPrefix !== null) counted.push({ kind: 'fna', key: `${o.deviceId}|${o.ipPrefix}` })
+    }
+    const c = yield* recordLinks(o.tenantId, links, counted, o.createdMs, o.platform)
     const count = (k: LinkKind) => c.get(k) ?? 0
     const byToken = key.column === 'token_id'
     return {

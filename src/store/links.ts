@@ -51,19 +51,19 @@ const FT_UPSERT = `INSERT INTO device_link_counts (tenant_id, kind, key, n, last
     last_ms = excluded.last_ms, platform = COALESCE(excluded.platform, device_link_counts.platform)`
 
 /**
- * Records the links of one observation (at most one per kind) and returns, per kind, how many distinct
- * members its key has now, this one included, up to LINK_COUNT_CAP. Two statements whatever the history:
+ * Records the links of one observation (at most one per kind) and returns, for each counted key, how
+ * many distinct members it has now, this event's included, up to LINK_COUNT_CAP. Two statements whatever the history:
  * an insert that ignores known links, and one read of bounded primary-key ranges. Fingerprint → token
  * links (rung 1 only) also keep a counter, which the collision job reads.
  */
 export function* recordLinks(
   tenantId: string,
   links: readonly Link[],
+  counted: readonly { kind: LinkKind; key: string }[],
   nowMs: number,
   platform: string | null,
 ): Work<Map<LinkKind, number>> {
   const counts = new Map<LinkKind, number>()
-  if (links.length === 0) return counts
   const ft = links.find((l) => l.kind === 'ft')
   const plain = ft ? links.filter((l) => l !== ft) : links
   if (plain.length) {
@@ -76,11 +76,13 @@ export function* recordLinks(
     const added = yield* q.run(insertSql(1), [tenantId, ft.kind, ft.key, ft.member])
     yield* q.run(FT_UPSERT, [tenantId, ft.key, added, nowMs, platform])
   }
-  if (plain.length === 0) return counts
+  // The device's keys are counted whether or not this event adds a member to them (an event without a
+  // user still reports how many accounts the device has).
+  if (counted.length === 0) return counts
   const p: Param[] = []
-  for (const l of plain) p.push(tenantId, l.kind, l.key)
-  for (const r of yield* q.all<{ i: number; n: number }>(countSql(plain.length), p)) {
-    counts.set(plain[Number(r.i)]!.kind, Number(r.n))
+  for (const c of counted) p.push(tenantId, c.kind, c.key)
+  for (const r of yield* q.all<{ i: number; n: number }>(countSql(counted.length), p)) {
+    counts.set(counted[Number(r.i)]!.kind, Number(r.n))
   }
   return counts
 }
