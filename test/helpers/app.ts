@@ -11,15 +11,16 @@ export async function buildSqlite(options: SqliteOptions): Promise<Harness & { f
   return { ...h, file: join(h.dir, 'verdict.db') }
 }
 
-/** Polls `probe` until it returns true or `boundMs` passes; returns the last answer. No timing assertion. */
+/** Polls `probe` every `everyMs` until it returns true or `boundMs` passes; returns whether it did. */
 export async function eventually(
   probe: () => Promise<boolean> | boolean,
   boundMs = 10_000,
+  everyMs = 50,
 ): Promise<boolean> {
   const deadline = Date.now() + boundMs
   for (;;) {
     if (await probe()) return true
     if (Date.now() > deadline) return false
-    await new Promise((r) => setTimeout(r, 25))
+    await new Promise((r) => setTimeout(r, everyMs))
   }
 }
