@@ -81,19 +81,6 @@ export class NetworkStore {
     if (entities.length) yield* this.inv.touch('flags')
   }
 
-  /** Withdraws this tenant's own flags for the entities; other tenants' flags stay. */
-  *withdrawFlags(tenantId: string, entities: readonly NetworkEntity[]): Work<number> {
-    let n = 0
-    for (const e of entities) {
-      n += yield* q.run(
-        'DELETE FROM network_flags WHERE tenant_id = ? AND entity_kind = ? AND value_hash = ?',
-        [tenantId, e.kind, e.valueHash],
-      )
-    }
-    if (n) yield* this.inv.touch('flags')
-    return n
-  }
-
   /** Whether the network holds any flag at all (a fresh deployment holds none). */
   async anyFlags(): Promise<boolean> {
     return (await this.flags.get('all', () => this.loadFlags())).size > 0

@@ -165,13 +165,4 @@ export class TenantStore {
   async getMeta(key: string): Promise<string | undefined> {
     return (await this.db.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [key]))?.value
   }
-
-  /** Stores a value unless one exists; returns the value that is stored afterwards. */
-  async putMetaOnce(key: string, value: string): Promise<string> {
-    await this.db.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', [
-      key,
-      value,
-    ])
-    return (await this.getMeta(key)) ?? value
-  }
 }
