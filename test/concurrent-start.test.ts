@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,7 +5,7 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openStore, type StorageTarget } from '../src/store/index.js'
 import { createSchema, PG_URL, pgAvailable } from './helpers/pg.js'
-import { type RunningServer, startServer } from './helpers/processes.js'
+import { type RunningServer, runModuleScript, startServer } from './helpers/processes.js'
 
 const hasPg = await pgAvailable()
 const ROOT = join(import.meta.dirname, '..')
@@ -111,20 +110,7 @@ function raceInChild(target: StorageTarget, go: string, pgSchema?: string): Prom
     const created = await withStartupLock(target, () => bootstrapDefaultTenant(store, clock), opts)
     await store.close()
     process.stdout.write(JSON.stringify({ created: created !== null }))`
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script])
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString()
-    })
-    child.stderr.on('data', (c: Buffer) => {
-      err += c.toString()
-    })
-    child.once('close', (code) =>
-      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`exit ${code}: ${err}`)),
-    )
-  })
+  return runModuleScript(script).then((out) => JSON.parse(out))
 }
 
 describe('migrations and the first tenant, raced by processes released at the same moment', () => {

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { startServer } from './helpers/processes.js'
+import { runModuleScript, startServer } from './helpers/processes.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const dir = mkdtempSync(join(tmpdir(), 'verdict-secret-'))
@@ -16,18 +15,7 @@ function resolveInChild(file: string, go: string): Promise<string> {
     const { secretFile } = await import(${JSON.stringify(join(ROOT, 'dist', 'src', 'store', 'secret.js'))})
     while (!existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 2))
     process.stdout.write(secretFile(${JSON.stringify(file)}))`
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script])
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString()
-    })
-    child.stderr.on('data', (c: Buffer) => {
-      err += c.toString()
-    })
-    child.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${err}`))))
-  })
+  return runModuleScript(script)
 }
 
 /** Expects the server to refuse to start; one that does start is stopped again, then the test fails. */

@@ -97,3 +97,19 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     alive: () => exitCode === undefined,
   }
 }
+
+/** Runs an ES-module script in a child Node process; resolves with its stdout, rejects on a non-zero exit. */
+export function runModuleScript(script: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script])
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString()
+    })
+    child.stderr.on('data', (c: Buffer) => {
+      err += c.toString()
+    })
+    child.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${err}`))))
+  })
+}
