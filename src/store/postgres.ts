@@ -17,8 +17,12 @@ function toPg(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`)
 }
 
-/** Connection-level failures (server down, restarting, pool exhausted) answer 503, not 500. */
+/**
+ * Connection-level failures (server down, restarting, pool exhausted) and statements cancelled by the
+ * statement timeout answer 503, not 500.
+ */
 const UNAVAILABLE_CODES = new Set([
+  '57014',
   '57P01',
   '57P02',
   '57P03',

@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
+import { StorageUnavailable } from '../../src/store/db.js'
 import { PostgresDb } from '../../src/store/postgres.js'
 import { build, type Harness } from '../helpers/build.js'
 import { testIntel } from '../helpers/intel.js'
@@ -100,6 +101,29 @@ describe('erasure VACUUMs on PostgreSQL', () => {
         await holder.end().catch(() => {})
         await db.close()
         await drop()
+      }
+    },
+  )
+})
+
+describe('PostgreSQL pool bounds', () => {
+  it.skipIf(!hasPg)(
+    'a statement past the statement timeout and an unreachable server fail as unavailable',
+    async () => {
+      const db = new PostgresDb(PG_URL, { statementTimeoutMs: 100 })
+      try {
+        await expect(db.get('SELECT pg_sleep(2) AS x')).rejects.toBeInstanceOf(StorageUnavailable)
+        // The connection went back to the pool in working order.
+        expect(await db.get<{ ok: number }>('SELECT 1 AS ok')).toEqual({ ok: 1 })
+      } finally {
+        await db.close()
+      }
+      const down = new PostgresDb('postgres://postgres@127.0.0.1:1/test', { connectTimeoutMs: 500 })
+      try {
+        await expect(down.tx(function* () {})).rejects.toBeInstanceOf(StorageUnavailable)
+        expect(await down.ping()).toBe(false)
+      } finally {
+        await down.close()
       }
     },
   )
