@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytesPooled } from '../util/random.js'
 import type { Hasher } from '../util/secrets.js'
 import { safeEqual } from '../util/secrets.js'
 
@@ -17,7 +17,7 @@ export type TokenCheck =
   | { ok: false; reason: TokenRejection }
 
 /** A new random device identity: 128 bits, never derived from anything the client sent. */
-export const newDeviceIdentity = (): string => `dv_${randomBytes(16).toString('base64url')}`
+export const newDeviceIdentity = (): string => `dv_${randomBytesPooled(16).toString('base64url')}`
 
 const signature = (hasher: Hasher, payload: string) => hasher.mac(PURPOSE, payload).toString('base64url')
 

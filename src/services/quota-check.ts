@@ -27,6 +27,6 @@ export function quotaExceeded(quota: number, units: number, nowMs: number): ApiE
 export async function assertQuotaFits(ctx: TenantCtx, units: number): Promise<void> {
   const now = ctx.clock.now()
   const quota = ctx.tenant.monthlyQuota
-  if (units <= quota && (await ctx.store.usage.used(ctx.tenant.id, usagePeriod(now))) + units <= quota) return
+  if (await ctx.store.usage.mayFit(ctx.tenant.id, usagePeriod(now), units, quota)) return
   throw quotaExceeded(quota, units, now)
 }

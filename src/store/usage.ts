@@ -6,6 +6,9 @@ export function usagePeriod(nowMs: number): string {
 }
 
 export class UsageStore {
+  /** The last meter reading this process saw per tenant and period: a lower bound between its writes. */
+  private readonly seen = new Map<string, number>()
+
   constructor(private readonly db: Db) {}
 
   /**
@@ -21,7 +24,22 @@ export class UsageStore {
        RETURNING used`,
       [tenantId, period, units, quota],
     )
-    return row !== undefined
+    if (row === undefined) return false
+    if (this.seen.size > 100_000) this.seen.clear()
+    this.seen.set(`${tenantId}\u0000${period}`, Number(row.used))
+    return true
+  }
+
+  /**
+   * Whether `units` may still fit in the quota, for refusing work before it is done. Answers from the
+   * last reading this process saw when that says they fit (the meter itself is exact and still refuses
+   * if another process used the room meanwhile); asks the database whenever they look like they do not.
+   */
+  async mayFit(tenantId: string, period: string, units: number, quota: number): Promise<boolean> {
+    if (units > quota) return false
+    const seen = this.seen.get(`${tenantId}\u0000${period}`)
+    if (seen !== undefined && seen + units <= quota) return true
+    return (await this.used(tenantId, period)) + units <= quota
   }
 
   async used(tenantId: string, period: string): Promise<number> {
