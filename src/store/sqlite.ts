@@ -157,15 +157,26 @@ export class SqliteDb implements Db {
     throw new Error('WAL checkpoint blocked by a reader')
   }
 
-  /** Reachable means readable and writable now: another process holding the write lock makes it false. */
+  /**
+   * Reachable means readable and writable: another process holding the write lock makes it false. The
+   * checkpoint worker also holds it for a moment now and then, so a short wait (off the event loop) is
+   * allowed before the answer is no.
+   */
   async ping(): Promise<boolean> {
     try {
       this.db.prepare('SELECT 1 AS ok').get()
-      this.begin.run()
-      this.rollback.run()
-      return true
+      const deadline = Date.now() + Math.min(this.busyBudgetMs, 250)
+      for (let attempt = 0; ; attempt++) {
+        try {
+          this.begin.run()
+          this.rollback.run()
+          return true
+        } catch (err) {
+          if (!isBusy(err) || Date.now() >= deadline) return false
+        }
+        await sleep(Math.min(5 * 2 ** attempt, 50))
+      }
     } catch {
-      if (this.db.inTransaction) this.rollback.run()
       return false
     }
   }
