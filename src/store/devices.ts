@@ -86,8 +86,9 @@ export class DeviceStore {
 
   /**
    * Records the observation's links and returns everything the engine and the device profile need about
-   * the device: counts from the link counters (one insert and one upsert, whatever the history) and the
-   * resolved device's recent timeline (an index range bounded by `sinceMs` and TIMELINE_LIMIT rows).
+   * the device: its keys' member counts (one insert and one capped count read, whatever the history) and
+   * the resolved device's recent timeline (an index range bounded by `sinceMs` and TIMELINE_LIMIT rows).
+   * At rung 3 the identity links nothing, so only the links are recorded.
    */
   *history(
     o: Omit<DeviceObservation, 'eventId' | 'verdict'>,
@@ -109,11 +110,14 @@ export class DeviceStore {
       ip_prefix: o.ipPrefix,
       rung: o.rung,
     })
-    const counted: { kind: LinkKind; key: string }[] = [
-      { kind: 'ta', key: o.tokenId },
-      { kind: 'ti', key: o.tokenId },
-    ]
-    if (o.deviceId !== null) {
+    const counted: { kind: LinkKind; key: string }[] =
+      o.rung === 3
+        ? []
+        : [
+            { kind: 'ta', key: o.tokenId },
+            { kind: 'ti', key: o.tokenId },
+          ]
+    if (o.rung !== 3 && o.deviceId !== null) {
       counted.push({ kind: 'fa', key: o.deviceId }, { kind: 'fi', key: o.deviceId })
       if (o.ipPrefix !== null) counted.push({ kind: 'fna', key: `${o.deviceId}|${o.ipPrefix}` })
     }

@@ -51,7 +51,7 @@ export class Invalidation {
 }
 
 /** PostgreSQL channel name, one per schema so deployments (and test schemas) sharing a database stay apart. */
-export const channelFor = (schema: string | undefined) => `verdict_inv_${schema ?? 'public'}`
+const channelFor = (schema: string | undefined) => `verdict_inv_${schema ?? 'public'}`
 
 /** PostgreSQL: every writing transaction NOTIFYs its topics; delivered to the listeners at COMMIT. */
 export function postgresNotify(inv: Invalidation, schema: string | undefined): void {
@@ -145,12 +145,6 @@ export class Cached<K, V> {
       this.map.set(key, value)
     }
     return value
-  }
-
-  /** Drops one key now (the writer of this process knows it changed it). */
-  drop(key: K): void {
-    this.generation++
-    this.map.delete(key)
   }
 }
 

@@ -1,4 +1,5 @@
 import { type Param, q, type Work } from './db.js'
+import { ACCOUNT_COUNT_CAP } from './events.js'
 
 /**
  * Device link aggregates: which distinct members (accounts, IP hashes, token identities) each device
@@ -15,9 +16,6 @@ export interface Link {
   key: string
   member: string
 }
-
-/** Counts stop here: every threshold that reads them is at most 100 (as for IP velocity). */
-export const LINK_COUNT_CAP = 100
 
 const linkInsert = new Map<number, string>()
 const linkCount = new Map<number, string>()
@@ -39,7 +37,7 @@ function countSql(rows: number): string {
     s = Array.from(
       { length: rows },
       (_, i) =>
-        `SELECT ${i} AS i, COUNT(*) AS n FROM (SELECT 1 AS x FROM device_links WHERE tenant_id = ? AND kind = ? AND key = ? LIMIT ${LINK_COUNT_CAP}) AS l${i}`,
+        `SELECT ${i} AS i, COUNT(*) AS n FROM (SELECT 1 AS x FROM device_links WHERE tenant_id = ? AND kind = ? AND key = ? LIMIT ${ACCOUNT_COUNT_CAP}) AS l${i}`,
     ).join(' UNION ALL ')
     linkCount.set(rows, s)
   }
@@ -52,7 +50,7 @@ const FT_UPSERT = `INSERT INTO device_link_counts (tenant_id, kind, key, n, last
 
 /**
  * Records the links of one observation (at most one per kind) and returns, for each counted key, how
- * many distinct members it has now, this event's included, up to LINK_COUNT_CAP. Two statements whatever the history:
+ * many distinct members it has now, this event's included, up to ACCOUNT_COUNT_CAP. Two statements whatever the history:
  * an insert that ignores known links, and one read of bounded primary-key ranges. Fingerprint → token
  * links (rung 1 only) also keep a counter, which the collision job reads.
  */

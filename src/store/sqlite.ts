@@ -115,27 +115,37 @@ export class SqliteDb implements Db {
     return this.direct<number>({ kind: 'run', sql, params })
   }
 
-  /** BEGIN IMMEDIATE takes the write lock up front; while another process holds it we wait off the event loop. */
-  async tx<T>(work: () => Work<T>): Promise<T> {
-    const deadline = Date.now() + this.busyBudgetMs
+  /**
+   * BEGIN IMMEDIATE takes the write lock up front; while another process holds it we wait off the event
+   * loop, for at most `budgetMs`. `body` runs synchronously right after BEGIN succeeds, in the same turn,
+   * so nothing else can run while the transaction is open.
+   */
+  private async whileLocked<T>(budgetMs: number, body: () => T): Promise<T> {
+    const deadline = Date.now() + budgetMs
     for (let attempt = 0; ; attempt++) {
       try {
         this.begin.run()
-        break
       } catch (err) {
         if (!isBusy(err) || Date.now() >= deadline) throw unavailable(err)
+        await sleep(Math.min(5 * 2 ** attempt, 100))
+        continue
       }
-      await sleep(Math.min(5 * 2 ** attempt, 100))
+      return body()
     }
-    try {
-      const result = runSync(work(), this.execOp)
-      this.commit.run()
-      this.checkpointer ??= this.useCheckpointer ? new Checkpointer(this.file) : null
-      return result
-    } catch (err) {
-      if (this.db.inTransaction) this.rollback.run()
-      throw unavailable(err)
-    }
+  }
+
+  tx<T>(work: () => Work<T>): Promise<T> {
+    return this.whileLocked(this.busyBudgetMs, () => {
+      try {
+        const result = runSync(work(), this.execOp)
+        this.commit.run()
+        this.checkpointer ??= this.useCheckpointer ? new Checkpointer(this.file) : null
+        return result
+      } catch (err) {
+        if (this.db.inTransaction) this.rollback.run()
+        throw unavailable(err)
+      }
+    })
   }
 
   async exec(script: string): Promise<void> {
@@ -165,17 +175,8 @@ export class SqliteDb implements Db {
   async ping(): Promise<boolean> {
     try {
       this.db.prepare('SELECT 1 AS ok').get()
-      const deadline = Date.now() + Math.min(this.busyBudgetMs, 250)
-      for (let attempt = 0; ; attempt++) {
-        try {
-          this.begin.run()
-          this.rollback.run()
-          return true
-        } catch (err) {
-          if (!isBusy(err) || Date.now() >= deadline) return false
-        }
-        await sleep(Math.min(5 * 2 ** attempt, 50))
-      }
+      await this.whileLocked(Math.min(this.busyBudgetMs, 250), () => this.rollback.run())
+      return true
     } catch {
       return false
     }
