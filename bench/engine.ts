@@ -159,7 +159,7 @@ async function historyFigures(engine: Engine, server: BenchServer, settings: Run
     name: engine.name,
   })
   console.log(
-    `history recorded: ${h.events} events in ${h.seconds.toFixed(1)} s (${h.eventsPerSec} events/s), spread over ${h.days.toFixed(1)} simulated days`,
+    `history recorded: ${h.events} events in ${h.seconds.toFixed(1)} s (${h.eventsPerSec} events/s), spread over ${h.days.toFixed(1)} simulated days, ${h.unavailable} batches answered 503 and were retried`,
   )
   const note = settings.afterHistory ? await settings.afterHistory() : null
   if (note) console.log(note)

@@ -18,6 +18,8 @@ export interface HistoryLoad {
   seconds: number
   eventsPerSec: number
   days: number
+  /** Batches answered 503 (storage busy) and retried. */
+  unavailable: number
 }
 
 /** Simulated time the history covers. */
@@ -52,6 +54,7 @@ export async function recordHistory(
   let done = 0
   let nextReport = every
   let failed = false
+  let unavailable = 0
 
   async function worker(): Promise<void> {
     while (!failed) {
@@ -59,13 +62,22 @@ export async function recordHistory(
       if (next.done) return
       const rows = next.value
       await server.moveClock(simStart + index++ * stepMs)
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': server.apiKey },
-        body: JSON.stringify({ rows }),
-        signal: AbortSignal.timeout(BATCH_TIMEOUT_MS),
-      })
-      const text = await res.text()
+      const body = JSON.stringify({ rows })
+      let res: Response
+      let text: string
+      for (;;) {
+        res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': server.apiKey },
+          body,
+          signal: AbortSignal.timeout(BATCH_TIMEOUT_MS),
+        })
+        text = await res.text()
+        // A client would retry a 503 after Retry-After; the run does too, and reports how often.
+        if (res.status !== 503) break
+        unavailable++
+        await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)))
+      }
       if (res.status !== 200) throw new Error(`history batch answered ${res.status}: ${text.slice(0, 300)}`)
       done += rows.length
       if (done >= nextReport || done === opts.events) {
@@ -94,5 +106,6 @@ export async function recordHistory(
     seconds,
     eventsPerSec: Math.round(done / seconds),
     days: historySpanMs(opts.events) / DAY_MS,
+    unavailable,
   }
 }
