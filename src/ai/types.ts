@@ -1,7 +1,10 @@
 import type { Check, Verdict } from '../scoring/types.js'
 
-/** One fired check, exactly as the score engine produces it. */
-export type ExplainCheck = Check
+/**
+ * One fired check as the score engine produces it. The names stay open strings here: this layer treats
+ * any code it does not know as foreign (a generic description, never echoed unless it has our shape).
+ */
+export type ExplainCheck = Omit<Check, 'check' | 'reason'> & { check: string; reason: string }
 
 export interface ExplanationInput {
   verdict: Verdict

@@ -1,8 +1,17 @@
-import type { HealthSource } from '../routes/types.js'
 import { EmailIntel, type EmailIntelligence, type EmailIntelOptions } from './email/index.js'
 import { type IpIntel, loadIpIntel } from './ip/index.js'
 import { getPhoneIntel, type PhoneIntel } from './phone/index.js'
 import { timezoneCountries } from './timezone.js'
+
+/** One data source with its freshness, as /v1/health and `verdict feeds status` report it. */
+export interface HealthSource {
+  name: string
+  kind: string
+  loaded: boolean
+  entries: number | null
+  dataDate: string | null
+  attribution: string | null
+}
 
 /** All reference intelligence, loaded once at start and held in memory. */
 export interface Intel {

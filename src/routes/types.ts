@@ -29,15 +29,6 @@ export interface RegisteredRoute {
   auth: 'key' | 'optional' | 'none'
 }
 
-export interface HealthSource {
-  name: string
-  kind: string
-  loaded: boolean
-  entries: number | null
-  dataDate: string | null
-  attribution: string | null
-}
-
 export interface RouteDeps extends Deps {
   version: string
   intel: Intel

@@ -1,15 +1,17 @@
-import type { NetworkSignals } from './checks/network.js'
 import type { ScoringConfig } from './config.js'
+import type { NetworkSignals } from './network.js'
+import type { ReasonCode, ReasonFamily } from './reasons.js'
 
 export type Verdict = 'allow' | 'review' | 'block'
 export type EntityType = 'ip' | 'email' | 'device' | 'user'
 
 /** One fired rule. Evidence holds the raw numbers behind it, never a raw identifier. */
 export interface Check {
-  check: string
+  /** The family of the reason code (see reasons.ts). */
+  check: ReasonFamily
   key: string
   weight: number
-  reason: string
+  reason: ReasonCode
   message: string
   evidence: Record<string, string | number | boolean | null | string[]>
 }
@@ -124,7 +126,7 @@ export interface EngineInput {
 export interface EngineResult {
   score: number
   verdict: Verdict
-  reasons: string[]
+  reasons: ReasonCode[]
   checks: Check[]
 }
 

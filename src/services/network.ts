@@ -1,4 +1,4 @@
-import type { NetworkSignals } from '../scoring/checks/network.js'
+import type { NetworkSignals } from '../scoring/network.js'
 import { DAY_MS } from '../store/aggregates.js'
 import type { Store } from '../store/index.js'
 import type { NetworkEntity } from '../store/network.js'

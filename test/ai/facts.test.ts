@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { bucketEvidence, cacheKey, factsToPrompt, toFacts } from '../../src/ai/facts.js'
 import { describeReason, KNOWN_REASON_CODES } from '../../src/ai/reasons.js'
+import { REASONS } from '../../src/scoring/reasons.js'
 import { check, explanationInput } from './support/inputs.js'
 
 const key = (...args: Parameters<typeof explanationInput>) => cacheKey(toFacts(explanationInput(...args)))
@@ -76,58 +77,13 @@ describe('prompt', () => {
     expect(prompt).not.toContain('MSG-')
   })
 
-  it('describes every reason code of the spec and our own, and has a generic line for the rest', () => {
-    const spec = [
-      'datacenter_ip',
-      'abuse_ip',
-      'abusive_asn',
-      'proxy_ip',
-      'vpn_ip',
-      'privacy_relay',
-      'geo_mismatch',
-      'headless_browser',
-      'device_inconsistent',
-      'emulated_environment',
-      'noise_injected',
-      'device_tampered',
-      'context_mismatch',
-      'engine_ua_mismatch',
-      'os_mismatch',
-      'timezone_mismatch',
-      'known_spoof_signature',
-      'forged_beacon',
-      'device_reuse',
-      'ip_velocity',
-      'device_velocity',
-      'vpn_drop',
-      'ip_cloaking',
-      'device_ip_hopping',
-      'disposable_email',
-      'email_no_mx',
-      'gibberish_email',
-      'plus_addressing',
-      'seen_in_fraud_network',
-      'blocklisted_ip',
-      'blocklisted_email',
-      'blocklisted_device',
-      'blocklisted_user',
-      'allowlisted_ip',
-      'allowlisted_email',
-      'allowlisted_device',
-      'allowlisted_user',
-    ]
-    const ours = [
-      'antidetect_browser',
-      'app_tampered',
-      'rooted_device',
-      'sideloaded_app',
-      'mock_location',
-      'debug_environment',
-      'vpn_active',
-      'auto_time_off',
-    ]
-    expect([...KNOWN_REASON_CODES].sort()).toEqual([...spec, ...ours].sort())
+  it('describes every code of the reason registry with its description, and has a generic line for the rest', () => {
+    expect(KNOWN_REASON_CODES).toEqual(REASONS.map((r) => r.code))
     const generic = describeReason('brand_new_rule')
-    for (const code of KNOWN_REASON_CODES) expect(describeReason(code)).not.toBe(generic)
+    for (const r of REASONS) {
+      expect(describeReason(r.code)).toBe(r.description)
+      expect(r.description).not.toBe(generic)
+    }
+    expect(describeReason('constructor')).toBe(generic)
   })
 })

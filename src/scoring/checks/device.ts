@@ -1,4 +1,6 @@
+import { REASON } from '../reasons.js'
 import type { Check, CheckFamily, DeviceHistory, DevicePoint } from '../types.js'
+import { fire } from './fire.js'
 import { VELOCITY_WINDOW_MS } from './velocity.js'
 
 /** Lowest account count that fires device_reuse (the low tier). */
@@ -6,7 +8,7 @@ export const REUSE_LOW_ACCOUNTS = 2
 /** Accounts on one fingerprint and one network that corroborate a reuse firing. */
 export const REUSE_CORROBORATING_ACCOUNTS = 3
 /** Extra weight of a corroborated device_reuse firing. */
-export const REUSE_CORROBORATION_BONUS = 10
+export const REUSE_CORROBORATION_BONUS = REASON.device_reuse.bonus
 /** A gap this long or longer between two observations of a device ends its session. */
 export const SESSION_GAP_MS = 30 * 60_000
 /** Distinct IPs within one session that fire device_ip_hopping. */
@@ -27,11 +29,9 @@ export const deviceReuse: CheckFamily = (input) => {
   const corroborated = d.rung === 1 || d.accountsSameNetwork >= REUSE_CORROBORATING_ACCOUNTS
   const how = d.rung === 1 ? 'a replayed device token' : 'this device fingerprint'
   return [
-    {
-      check: 'deviceReuse',
+    fire('device_reuse', {
       key,
       weight: w[key] + (corroborated ? REUSE_CORROBORATION_BONUS : 0),
-      reason: 'device_reuse',
       message: `${n} different accounts have used the same device, identified by ${how}.`,
       evidence: {
         accounts: n,
@@ -41,7 +41,7 @@ export const deviceReuse: CheckFamily = (input) => {
         corroborated,
         resolution_rung: d.rung,
       },
-    },
+    }),
   ]
 }
 
@@ -52,14 +52,12 @@ export const deviceVelocity: CheckFamily = (input) => {
   const t = input.config.thresholds.deviceVelocity
   if (d.recentEvents < t) return []
   return [
-    {
-      check: 'deviceVelocity',
+    fire('device_velocity', {
       key: 'deviceVelocity',
       weight: input.config.weights.deviceVelocity,
-      reason: 'device_velocity',
       message: `This device sent ${d.recentEvents} events in the last 10 minutes.`,
       evidence: { events: d.recentEvents, window_minutes: VELOCITY_WINDOW_MS / 60_000, threshold: t },
-    },
+    }),
   ]
 }
 
@@ -90,36 +88,36 @@ export const sessionBehaviour: CheckFamily = (input) => {
   const sessionMinutes = session.length ? Math.round((cur.ms - session[session.length - 1]!.ms) / 60_000) : 0
   if (counts(cur) && previous) {
     if (cur.connection === 'residential' && risky(previous)) {
-      out.push({
-        check: 'sessionBehaviour',
-        key: 'vpn_drop',
-        weight: 40,
-        reason: 'vpn_drop',
-        message: `In the same session the device switched from a ${previous.connection} address to a residential one.`,
-        evidence: { from: previous.connection, to: 'residential', session_minutes: sessionMinutes },
-      })
+      out.push(
+        fire('vpn_drop', {
+          key: 'vpn_drop',
+          weight: REASON.vpn_drop.fixedWeight,
+          message: `In the same session the device switched from a ${previous.connection} address to a residential one.`,
+          evidence: { from: previous.connection, to: 'residential', session_minutes: sessionMinutes },
+        }),
+      )
     } else if (risky(cur) && previous.connection === 'residential') {
-      out.push({
-        check: 'sessionBehaviour',
-        key: 'ip_cloaking',
-        weight: 30,
-        reason: 'ip_cloaking',
-        message: `In the same session the device switched from a residential address to a ${cur.connection} one.`,
-        evidence: { from: 'residential', to: cur.connection, session_minutes: sessionMinutes },
-      })
+      out.push(
+        fire('ip_cloaking', {
+          key: 'ip_cloaking',
+          weight: REASON.ip_cloaking.fixedWeight,
+          message: `In the same session the device switched from a residential address to a ${cur.connection} one.`,
+          evidence: { from: 'residential', to: cur.connection, session_minutes: sessionMinutes },
+        }),
+      )
     }
   }
   const ips = new Set<string>()
   for (const p of [cur, ...session]) if (counts(p) && p.ipHash) ips.add(p.ipHash)
   if (ips.size >= HOPPING_IPS) {
-    out.push({
-      check: 'sessionBehaviour',
-      key: 'device_ip_hopping',
-      weight: 25,
-      reason: 'device_ip_hopping',
-      message: `The device was seen from ${ips.size} different IP addresses in one session.`,
-      evidence: { distinct_ips: ips.size, threshold: HOPPING_IPS, session_minutes: sessionMinutes },
-    })
+    out.push(
+      fire('device_ip_hopping', {
+        key: 'device_ip_hopping',
+        weight: REASON.device_ip_hopping.fixedWeight,
+        message: `The device was seen from ${ips.size} different IP addresses in one session.`,
+        evidence: { distinct_ips: ips.size, threshold: HOPPING_IPS, session_minutes: sessionMinutes },
+      }),
+    )
   }
   return out
 }

@@ -1,4 +1,5 @@
 import type { Check, CheckFamily } from '../types.js'
+import { fire } from './fire.js'
 
 export const emailRisk: CheckFamily = (input) => {
   const e = input.email
@@ -6,44 +7,44 @@ export const emailRisk: CheckFamily = (input) => {
   const w = input.config.weights
   const out: Check[] = []
   if (e.isDisposable) {
-    out.push({
-      check: 'emailRisk',
-      key: 'emailDisposable',
-      weight: w.emailDisposable,
-      reason: 'disposable_email',
-      message: 'The email domain belongs to a disposable (throwaway) mail service.',
-      evidence: { domain: e.domain },
-    })
+    out.push(
+      fire('disposable_email', {
+        key: 'emailDisposable',
+        weight: w.emailDisposable,
+        message: 'The email domain belongs to a disposable (throwaway) mail service.',
+        evidence: { domain: e.domain },
+      }),
+    )
   }
   if (e.mx === 'none') {
-    out.push({
-      check: 'emailRisk',
-      key: 'emailNoMx',
-      weight: w.emailNoMx,
-      reason: 'email_no_mx',
-      message: 'The email domain has no mail server, so the address cannot receive mail.',
-      evidence: { domain: e.domain },
-    })
+    out.push(
+      fire('email_no_mx', {
+        key: 'emailNoMx',
+        weight: w.emailNoMx,
+        message: 'The email domain has no mail server, so the address cannot receive mail.',
+        evidence: { domain: e.domain },
+      }),
+    )
   }
   if (e.looksGibberish) {
-    out.push({
-      check: 'emailRisk',
-      key: 'emailGibberish',
-      weight: w.emailGibberish,
-      reason: 'gibberish_email',
-      message: 'The mailbox name looks machine-generated.',
-      evidence: { gibberish_score: Math.round(e.gibberishScore * 1000) / 1000 },
-    })
+    out.push(
+      fire('gibberish_email', {
+        key: 'emailGibberish',
+        weight: w.emailGibberish,
+        message: 'The mailbox name looks machine-generated.',
+        evidence: { gibberish_score: Math.round(e.gibberishScore * 1000) / 1000 },
+      }),
+    )
   }
   if (e.hasPlusTag) {
-    out.push({
-      check: 'emailRisk',
-      key: 'emailPlusTag',
-      weight: w.emailPlusTag,
-      reason: 'plus_addressing',
-      message: 'The address uses a +tag, a common way to create many accounts on one mailbox.',
-      evidence: {},
-    })
+    out.push(
+      fire('plus_addressing', {
+        key: 'emailPlusTag',
+        weight: w.emailPlusTag,
+        message: 'The address uses a +tag, a common way to create many accounts on one mailbox.',
+        evidence: {},
+      }),
+    )
   }
   return out
 }

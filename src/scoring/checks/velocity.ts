@@ -1,4 +1,5 @@
 import type { CheckFamily } from '../types.js'
+import { fire } from './fire.js'
 
 export const VELOCITY_WINDOW_MS = 10 * 60_000
 
@@ -11,11 +12,9 @@ export const velocity: CheckFamily = (input) => {
   const high = n >= t.ipVelocityHigh
   if (!high && n < t.ipVelocityMed) return []
   return [
-    {
-      check: 'velocity',
+    fire('ip_velocity', {
       key: high ? 'ipVelocityHigh' : 'ipVelocityMed',
       weight: high ? w.ipVelocityHigh : w.ipVelocityMed,
-      reason: 'ip_velocity',
       message: `${n} different accounts used this IP address in the last 10 minutes.`,
       evidence: {
         accounts: n,
@@ -23,6 +22,6 @@ export const velocity: CheckFamily = (input) => {
         threshold: high ? t.ipVelocityHigh : t.ipVelocityMed,
         tier: high ? 'high' : 'medium',
       },
-    },
+    }),
   ]
 }

@@ -1,6 +1,25 @@
-import type { CatchAllResult, EmailAnalysis } from '../../intel/email/index.js'
-import type { Reputation } from '../../store/network.js'
+import type { Reputation } from '../network.js'
 import { capitalise, clampScore, IDENTIFIER_WEIGHTS, listPhrase } from './weights.js'
+
+/** What the scorer reads of an address's analysis (the email intelligence's result has this shape). */
+export interface EmailFacts {
+  malformed: boolean
+  rejectReason: string | null
+  domain: string | null
+  canonical: string | null
+  isAliased: boolean
+  aliasTricks: string[]
+  hasPlusTag: boolean
+  isDisposable: boolean
+  isFreeProvider: boolean
+  looksGibberish: boolean
+}
+
+/** What the scorer reads of a catch-all probe. */
+export interface CatchAllFacts {
+  catchAll: boolean
+  probed: boolean
+}
 
 export interface EmailResult {
   fraud_score: number
@@ -23,9 +42,9 @@ export interface EmailResult {
 }
 
 export function emailResult(
-  a: EmailAnalysis,
+  a: EmailFacts,
   mxStatus: EmailResult['mx_status'],
-  catchAll: CatchAllResult | null,
+  catchAll: CatchAllFacts | null,
   rep: Reputation,
 ): { result: EmailResult; summary: string; warnings: string[] } {
   const w = IDENTIFIER_WEIGHTS.email

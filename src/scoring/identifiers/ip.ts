@@ -1,6 +1,22 @@
-import type { IpIntelResult } from '../../intel/ip/index.js'
-import type { Reputation } from '../../store/network.js'
+import type { Reputation } from '../network.js'
 import { capitalise, clampScore, IDENTIFIER_WEIGHTS, listPhrase } from './weights.js'
+
+/** What the scorer reads of an address's reference data (the IP intelligence's result has this shape). */
+export interface IpFacts {
+  asn: number | null
+  isp: string | null
+  country: string | null
+  city: string | null
+  isDatacenter: boolean
+  datacenterProvider: string | null
+  isTor: boolean
+  isVpn: boolean
+  vpnProvider: string | null
+  isProxy: boolean
+  isPrivacyRelay: boolean
+  /** Whether the list behind each signal is loaded. */
+  known: { tor: boolean; vpn: boolean; proxy: boolean; relay: boolean }
+}
 
 export interface IpResult {
   fraud_score: number
@@ -20,7 +36,7 @@ export interface IpResult {
 }
 
 /** Warnings for feeds with no data loaded: the matching signal is unknown, not negative. */
-export function feedWarnings(ip: IpIntelResult): string[] {
+export function feedWarnings(ip: Pick<IpFacts, 'known'>): string[] {
   const out: string[] = []
   for (const [feed, known] of Object.entries(ip.known)) {
     if (!known) out.push(`${feed}_feed_not_loaded: ${feed} detection is unknown until the feed is loaded`)
@@ -29,7 +45,7 @@ export function feedWarnings(ip: IpIntelResult): string[] {
 }
 
 export function ipResult(
-  ip: IpIntelResult,
+  ip: IpFacts,
   rep: Reputation,
 ): { result: IpResult; summary: string; warnings: string[] } {
   const w = IDENTIFIER_WEIGHTS.ip

@@ -1,6 +1,17 @@
-import type { PhoneAnalysis } from '../../intel/phone/index.js'
-import type { Reputation } from '../../store/network.js'
+import type { Reputation } from '../network.js'
 import { capitalise, clampScore, IDENTIFIER_WEIGHTS, listPhrase } from './weights.js'
+
+/** What the scorer reads of a number's analysis (the phone intelligence's result has this shape). */
+export interface PhoneFacts {
+  valid: boolean
+  e164: string | null
+  lineType: string | null
+  country: string | null
+  isVoip: boolean
+  isDisposable: boolean
+  carrier: string | null
+  rejectReason: string | null
+}
 
 export interface PhoneResult {
   fraud_score: number
@@ -19,7 +30,7 @@ export interface PhoneResult {
 const NON_PERSONAL = new Set(['toll_free', 'premium_rate', 'shared_cost', 'uan', 'pager', 'voicemail'])
 
 export function phoneResult(
-  p: PhoneAnalysis,
+  p: PhoneFacts,
   rep: Reputation,
   disposableKnown: boolean,
 ): { result: PhoneResult; summary: string; warnings: string[] } {
