@@ -51,5 +51,3 @@ export interface ExplainerOptions {
   now?: () => number
   fetch?: typeof fetch
 }
-
-export type CreateExplainer = (env?: NodeJS.ProcessEnv, opts?: ExplainerOptions) => Explainer
