@@ -186,12 +186,12 @@ describe('MxResolver against a loopback DNS server', () => {
 
 describe('VERDICT_DNS_SERVERS', () => {
   it('reads a comma-separated host:port list', () => {
-    const dnsServersFromEnv = (env: Record<string, string>) => loadSettings(env).email.dnsServers
-    expect(dnsServersFromEnv({ VERDICT_DNS_SERVERS: '127.0.0.1:5353, [::1]:53' })).toEqual([
+    const dnsServers = (env: Record<string, string>) => loadSettings(env).email.dnsServers
+    expect(dnsServers({ VERDICT_DNS_SERVERS: '127.0.0.1:5353, [::1]:53' })).toEqual([
       '127.0.0.1:5353',
       '[::1]:53',
     ])
-    expect(dnsServersFromEnv({ VERDICT_DNS_SERVERS: ' ' })).toBeUndefined()
-    expect(dnsServersFromEnv({})).toBeUndefined()
+    expect(dnsServers({ VERDICT_DNS_SERVERS: ' ' })).toBeUndefined()
+    expect(dnsServers({})).toBeUndefined()
   })
 })
