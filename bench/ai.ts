@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { createExplainer } from '../src/ai/index.js'
 import type { ExplanationInput } from '../src/ai/types.js'
+import { loadSettings } from '../src/config/settings.js'
 
 const REPLY = {
   id: 'chatcmpl-bench',
@@ -61,11 +62,12 @@ export async function benchAi(misses = 300, hits = 20_000): Promise<{ missMs: nu
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   try {
     const { port } = server.address() as AddressInfo
-    const ai = createExplainer({
+    const { ai: config } = loadSettings({
       OPENAI_API_KEY: 'bench',
       OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
       VERDICT_AI_CACHE_SIZE: String(misses + 100),
     })
+    const ai = createExplainer(config)
     // Warm up the connection pool and the JIT before measuring.
     for (let i = 0; i < 20; i++) await ai.explain(input(1000 + i))
     const missTimes: number[] = []

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks'
+import { loadSettings } from '../src/config/settings.js'
 import { loadIpIntel } from '../src/intel/ip/index.js'
 
 export interface IpIntelBench {
@@ -28,7 +29,7 @@ function sample(count: number): string[] {
 /** Loads the IP intelligence once (feeds from `feedsDir`, default VERDICT_FEEDS_DIR) and times lookups. */
 export async function benchIpIntel(lookups = 200_000, feedsDir?: string): Promise<IpIntelBench> {
   const loadStart = performance.now()
-  const intel = await loadIpIntel(feedsDir ? { feedsDir } : {})
+  const intel = await loadIpIntel({ feedsDir: feedsDir ?? loadSettings().feeds.dir })
   const loadMs = performance.now() - loadStart
 
   const ips = sample(10_000)

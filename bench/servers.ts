@@ -7,6 +7,7 @@
 import { rmSync } from 'node:fs'
 import Fastify from 'fastify'
 import { buildApp } from '../src/app.js'
+import { loadSettings } from '../src/config/settings.js'
 import { loadIntel } from '../src/intel/index.js'
 import { createTenant } from '../src/services/tenants.js'
 import { openStore, type StorageTarget } from '../src/store/index.js'
@@ -102,7 +103,10 @@ async function verdict(
   })
   const store = await openStore(spec.target, spec.pgSchema ? { pgSchema: spec.pgSchema } : {})
   const dns = await startBenchDns()
-  const intel = await loadIntel({ email: { mx: { servers: [dns.server] } } })
+  const intel = await loadIntel({
+    feedsDir: loadSettings().feeds.dir,
+    email: { mx: { servers: [dns.server] } },
+  })
   const app = await buildApp({ store, clock, hasher: new Hasher('bench-secret'), intel })
   const t = await createTenant(store, clock, {
     name: 'bench',

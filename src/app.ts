@@ -2,7 +2,9 @@ import { isIP } from 'node:net'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Ajv } from 'ajv'
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify'
+import { AI_OFF } from './ai/config.js'
 import { createExplainer, type Explainer } from './ai/index.js'
+import { envDefault } from './config/schema.js'
 import type { Intel } from './intel/index.js'
 import { formatValidation, registerErrorHandling } from './plugins/errors.js'
 import { registerGuard } from './plugins/guard.js'
@@ -56,7 +58,9 @@ export interface AppOptions {
   version?: string
   /** `true` = one proxy hop; a number of hops; or the proxies' addresses/CIDRs. Off by default. */
   trustProxy?: boolean | number | string[]
+  /** Default: VERDICT_BODY_LIMIT_BYTES's default. */
   bodyLimitBytes?: number
+  /** Default: VERDICT_KEYLESS_RATE_LIMIT's default. */
   keylessRateLimit?: number
   /** Failed API-key attempts per client IP per minute before 429 (default AUTH_FAILURES_PER_MINUTE). */
   authFailureLimit?: number
@@ -64,14 +68,19 @@ export interface AppOptions {
   intel: Intel
   /** The AI explanation layer; without one, reason_text stays templated. */
   explainer?: Explainer
+  /** The in-memory ASN rates the scoring path reads; the `asn-rates` job refreshes them (src/jobs/). */
+  asnRates?: AsnRates
 }
 
-/** Builds the Fastify app with every route registered. No side effects: nothing listens, nothing is opened. */
+/**
+ * Builds the Fastify app with every route registered. No side effects: nothing listens, nothing is
+ * opened, no timer starts (background jobs are src/jobs/, started by server.ts).
+ */
 export async function buildApp(opts: AppOptions): Promise<App> {
   const app = Fastify({
     logger: opts.logger ?? false,
     trustProxy: trustProxyOption(opts.trustProxy),
-    bodyLimit: opts.bodyLimitBytes ?? 5 * 1024 * 1024,
+    bodyLimit: opts.bodyLimitBytes ?? envDefault('VERDICT_BODY_LIMIT_BYTES'),
     // Strict validation: unknown fields are rejected (never stripped) and types are never coerced.
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false },
@@ -96,15 +105,14 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     version,
     intel: opts.intel,
     writer: new GroupWriter(opts.store.db),
-    asnRates: new AsnRates(),
-    explainer: opts.explainer ?? createExplainer({}),
+    asnRates: opts.asnRates ?? new AsnRates(),
+    explainer: opts.explainer ?? createExplainer(AI_OFF),
     traps: new TrapRecorder({ store: opts.store, clock: opts.clock, hasher: opts.hasher }),
   }
 
   // Every /v1 route needs a key unless it says otherwise. The table of routes feeds the security tests.
   const routes: RegisteredRoute[] = []
   app.decorate('routeTable', routes)
-  app.decorate('jobs', { refreshAsnRates: () => deps.asnRates.refresh(opts.store, opts.clock.now()) })
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/v1/')) return
     route.config = { auth: 'key', ...route.config }
@@ -117,7 +125,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     store: opts.store,
     clock: opts.clock,
     limiter: new RateLimiter(),
-    keylessRateLimit: opts.keylessRateLimit ?? 300,
+    keylessRateLimit: opts.keylessRateLimit ?? envDefault('VERDICT_KEYLESS_RATE_LIMIT'),
     throttle: new AuthThrottle(opts.authFailureLimit),
   })
   await registerOpenApi(app, version)

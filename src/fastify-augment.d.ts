@@ -9,8 +9,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every /v1 route with its auth mode, collected through onRoute. */
     routeTable: RegisteredRoute[]
-    /** Background jobs the server runs on a timer; tests run them directly. */
-    jobs: { refreshAsnRates: () => Promise<void> }
   }
   interface FastifyContextConfig {
     auth?: 'key' | 'optional' | 'none'

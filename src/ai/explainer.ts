@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import { type AiConfig, loadAiConfig } from './config.js'
+import type { AiConfig } from './config.js'
 import { cacheKey, type Facts, factsToPrompt, SYSTEM_PROMPT, toFacts } from './facts.js'
 import { FailureLog } from './failures.js'
 import { Lru } from './lru.js'
@@ -168,10 +168,7 @@ class AiExplainer implements Explainer {
   }
 }
 
-/** Reads the AI settings from `env` (see docs/ai-explanations.md); throws only on malformed values. */
-export function createExplainer(
-  env: NodeJS.ProcessEnv = process.env,
-  opts: ExplainerOptions = {},
-): Explainer {
-  return new AiExplainer(loadAiConfig(env), opts)
+/** The explanation layer for the configured provider (`settings.ai`, see docs/ai-explanations.md). */
+export function createExplainer(config: AiConfig, opts: ExplainerOptions = {}): Explainer {
+  return new AiExplainer(config, opts)
 }

@@ -1,7 +1,6 @@
 export { createExplainer, WARNING_PREFIX } from './explainer.js'
 export { KNOWN_REASON_CODES } from './reasons.js'
 export type {
-  CreateExplainer,
   ExplainCheck,
   Explainer,
   ExplainerOptions,

@@ -54,5 +54,3 @@ export interface ExplainerOptions {
   now?: () => number
   fetch?: typeof fetch
 }
-
-export type CreateExplainer = (env?: NodeJS.ProcessEnv, opts?: ExplainerOptions) => Explainer

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import type { Settings } from '../config/settings.js'
 import { FEED_NAMES, type FeedName, isFeedName } from '../intel/feeds/catalog.js'
 import { feedStatus, importFeed, updateFeeds } from '../intel/feeds/update.js'
 import { loadIntel } from '../intel/index.js'
@@ -10,6 +11,7 @@ type Out = (value: unknown) => void
 export async function feeds(
   sub: string | undefined,
   args: string[],
+  settings: Settings,
   out: Out,
   err: (line: string) => void,
 ): Promise<number> {
@@ -24,6 +26,9 @@ export async function feeds(
     for (const n of names ?? [])
       if (!isFeedName(n)) throw new UsageError(`unknown feed "${n}" (one of ${FEED_NAMES.join(', ')})`)
     const results = await updateFeeds({
+      dir: settings.feeds.dir,
+      urls: settings.feeds.urls,
+      maxBytes: settings.feeds.maxBytes,
       progress,
       force: values.force ?? false,
       ...(names ? { names: names as FeedName[] } : {}),
@@ -41,14 +46,20 @@ export async function feeds(
     const [name, file, ...rest] = positionals
     if (!name || !file || rest.length > 0) throw new UsageError('expected: feeds import NAME FILE [--force]')
     if (!isFeedName(name)) throw new UsageError(`unknown feed "${name}" (one of ${FEED_NAMES.join(', ')})`)
-    out({ result: await importFeed(name, file, { progress, force: values.force ?? false }) })
+    out({
+      result: await importFeed(name, file, {
+        dir: settings.feeds.dir,
+        progress,
+        force: values.force ?? false,
+      }),
+    })
     return 0
   }
   if (sub === 'status') {
     parseArgs({ args, options: {}, strict: true })
     progress('loading reference data…')
-    const intel = await loadIntel()
-    out({ sources: intel.sources(), feeds: await feedStatus() })
+    const intel = await loadIntel({ feedsDir: settings.feeds.dir })
+    out({ sources: intel.sources(), feeds: await feedStatus(settings.feeds.dir, settings.feeds.urls) })
     return 0
   }
   throw new UsageError(`unknown feeds command: ${sub ?? '(none)'}`)

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { loadSettings } from '../config/settings.js'
+import { loadSettings, type Settings } from '../config/settings.js'
 import { withStartupLock } from '../services/startup-lock.js'
 import { createTenant, issueKey, revokeKey, rotateKey, TenantAdminError } from '../services/tenants.js'
 import { openStore, type Store } from '../store/index.js'
@@ -111,10 +111,11 @@ export async function main(
   }
   let store: Store | undefined
   try {
-    if (group === 'feeds') return await feeds(sub, rest, out, (line) => io.stderr.write(line))
-    if (group !== 'tenants' && group !== 'keys' && group !== 'traps')
+    if (group !== 'tenants' && group !== 'keys' && group !== 'traps' && group !== 'feeds')
       throw new UsageError(`unknown command: ${group}`)
-    const settings = loadSettings()
+    // The whole configuration is validated before any command runs, as the server does at start.
+    const settings: Settings = loadSettings()
+    if (group === 'feeds') return await feeds(sub, rest, settings, out, (line) => io.stderr.write(line))
     store = await withStartupLock(settings.storage, () => openStore(settings.storage))
     if (group === 'traps') {
       return await traps(sub, rest, store, settings.storage, settings.secret, out, (line) =>

@@ -1,5 +1,9 @@
 import { isIP } from 'node:net'
+import { resolve } from 'node:path'
+import { type AiConfig, resolveAiConfig } from '../ai/config.js'
+import { FEED_NAMES, type FeedUrls, feedUrlEnvVar } from '../intel/feeds/catalog.js'
 import { parseDatabaseUrl, type StorageTarget } from '../store/index.js'
+import { type Env, readEnv } from './env.js'
 
 /**
  * Which proxies may name the client in X-Forwarded-For: off, a number of hops (the client is that
@@ -8,7 +12,7 @@ import { parseDatabaseUrl, type StorageTarget } from '../store/index.js'
  */
 export type TrustProxy = false | number | string[]
 
-/** Everything the service reads from the environment, parsed once at start. */
+/** Everything the service reads from the environment, parsed and validated once at start. */
 export interface Settings {
   host: string
   port: number
@@ -20,26 +24,30 @@ export interface Settings {
   bodyLimitBytes: number
   /** Requests per minute per client IP on routes callable without a key. */
   keylessRateLimit: number
-  defaultRateLimit: number
-  /** Deadline of one MX lookup. */
-  dnsTimeoutMs: number
-  /** How often the server looks for refreshed feed files. */
-  feedsReloadMs: number
-  defaultMonthlyQuota: number
   /** How long SIGTERM/SIGINT waits for in-flight requests before the process exits anyway. */
   shutdownMs: number
+  email: {
+    /** DNS servers for MX lookups; undefined: the system resolver. */
+    dnsServers: string[] | undefined
+    /** Deadline of one MX lookup. */
+    dnsTimeoutMs: number
+    /** Whether the SMTP RCPT probe behind `catch_all` may run. */
+    smtpProbe: boolean
+  }
+  feeds: {
+    /** Absolute directory of the stored feeds. */
+    dir: string
+    urls: FeedUrls
+    /** Bytes one feed URL may deliver. */
+    maxBytes: number
+    /** How often the server looks for refreshed feed files. */
+    reloadMs: number
+  }
+  ai: AiConfig
 }
 
 /** Below this, a weak secret could be guessed offline from a leaked hash and a known input. */
 export const MIN_SECRET_BYTES = 32
-
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`)
-  return n
-}
 
 // The named ranges proxy-addr (Fastify's trust compiler) understands.
 const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal'])
@@ -79,20 +87,55 @@ export function parseSecret(raw: string | undefined): string | undefined {
   return raw
 }
 
-export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+/**
+ * Reads and validates the whole configuration (see config/schema.ts for every variable and its
+ * default). The only reader of `process.env`: other modules receive what they need from here.
+ */
+export function loadSettings(env: Env = process.env): Settings {
+  const { values: v, problems } = readEnv(env)
+  // Variables with rules beyond the schema's; every problem is reported at once.
+  const checked = <T>(parse: () => T): T | undefined => {
+    try {
+      return parse()
+    } catch (err) {
+      problems.push((err as Error).message)
+      return undefined
+    }
+  }
+  const trustProxy = checked(() => parseTrustProxy(v.TRUST_PROXY))
+  const secret = checked(() => parseSecret(v.VERDICT_SECRET))
+  if (problems.length > 0 || trustProxy === undefined) throw new Error(problems.join('; '))
+  const urls = {} as FeedUrls
+  for (const name of FEED_NAMES)
+    urls[name] = (v as unknown as Record<string, string[]>)[feedUrlEnvVar(name)] ?? []
   return {
-    host: env['HOST'] || '127.0.0.1',
-    port: int(env, 'PORT', 3000),
-    trustProxy: parseTrustProxy(env['TRUST_PROXY']),
-    storage: parseDatabaseUrl(env['DATABASE_URL']),
-    secret: parseSecret(env['VERDICT_SECRET']),
-    logLevel: env['LOG_LEVEL'] || 'info',
-    bodyLimitBytes: int(env, 'VERDICT_BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024),
-    keylessRateLimit: int(env, 'VERDICT_KEYLESS_RATE_LIMIT', 60, 1),
-    defaultRateLimit: 240,
-    dnsTimeoutMs: int(env, 'VERDICT_DNS_TIMEOUT_MS', 1500, 50),
-    feedsReloadMs: int(env, 'VERDICT_FEEDS_RELOAD_MS', 60_000, 1000),
-    defaultMonthlyQuota: 10_000,
-    shutdownMs: int(env, 'VERDICT_SHUTDOWN_MS', 10_000, 0),
+    host: v.HOST,
+    port: v.PORT,
+    trustProxy,
+    storage: parseDatabaseUrl(v.DATABASE_URL),
+    secret,
+    logLevel: v.LOG_LEVEL,
+    bodyLimitBytes: v.VERDICT_BODY_LIMIT_BYTES,
+    keylessRateLimit: v.VERDICT_KEYLESS_RATE_LIMIT,
+    shutdownMs: v.VERDICT_SHUTDOWN_MS,
+    email: {
+      dnsServers: v.VERDICT_DNS_SERVERS?.length ? v.VERDICT_DNS_SERVERS : undefined,
+      dnsTimeoutMs: v.VERDICT_DNS_TIMEOUT_MS,
+      smtpProbe: v.VERDICT_SMTP_PROBE,
+    },
+    feeds: {
+      dir: resolve(v.VERDICT_FEEDS_DIR),
+      urls,
+      maxBytes: v.VERDICT_FEED_MAX_BYTES,
+      reloadMs: v.VERDICT_FEEDS_RELOAD_MS,
+    },
+    ai: resolveAiConfig({
+      provider: v.VERDICT_AI_PROVIDER,
+      keys: { openai: v.OPENAI_API_KEY, anthropic: v.ANTHROPIC_API_KEY },
+      baseUrls: { openai: v.OPENAI_BASE_URL, anthropic: v.ANTHROPIC_BASE_URL },
+      model: v.VERDICT_AI_MODEL,
+      deadlineMs: v.VERDICT_AI_DEADLINE_MS,
+      cacheSize: v.VERDICT_AI_CACHE_SIZE,
+    }),
   }
 }

@@ -25,7 +25,8 @@ export interface Intel {
 
 export interface IntelOptions {
   email?: EmailIntelOptions
-  feedsDir?: string
+  /** Directory of stored feeds (`settings.feeds.dir`). */
+  feedsDir: string
   /** Load the DB-IP city database (about 135 MB in memory); default true. */
   city?: boolean
 }
@@ -81,10 +82,10 @@ export function describeSources(email: EmailIntelligence, ip: IpIntel, phone: Ph
   return out
 }
 
-export async function loadIntel(options: IntelOptions = {}): Promise<Intel> {
+export async function loadIntel(options: IntelOptions): Promise<Intel> {
   const email = new EmailIntel(options.email)
   const ip = await loadIpIntel({
-    ...(options.feedsDir ? { feedsDir: options.feedsDir } : {}),
+    feedsDir: options.feedsDir,
     ...(options.city !== undefined ? { city: options.city } : {}),
   })
   const phone = getPhoneIntel()

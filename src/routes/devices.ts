@@ -1,6 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox'
 import { Digits, errors, Strict } from '../schemas/common.js'
-import { startCollisionJob } from '../services/device-job.js'
 import { deviceObservations } from '../services/device-observations.js'
 import { digits } from '../util/query.js'
 import { type App, type RouteDeps, tenantCtx } from './types.js'
@@ -38,5 +37,4 @@ export function registerDeviceRoutes(app: App, deps: RouteDeps): void {
       return deviceObservations(tenantCtx(deps, request), request.params.deviceId, hours)
     },
   )
-  startCollisionJob(app, deps)
 }

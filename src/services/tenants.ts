@@ -5,6 +5,9 @@ import { randomToken } from '../util/secrets.js'
 import { hashApiKey } from './auth.js'
 
 export const API_KEY_PREFIX = 'vk_'
+/** A new tenant's limits unless `tenants create` sets them: requests per minute per key, metered units a month. */
+export const DEFAULT_RATE_LIMIT = 240
+export const DEFAULT_MONTHLY_QUOTA = 10_000
 
 export interface IssuedKey {
   keyId: string
@@ -53,8 +56,8 @@ export async function createTenant(
     id: input.id ?? `tn_${randomToken(16)}`,
     name,
     shareNetwork: input.shareNetwork ?? false,
-    rateLimit: input.rateLimit ?? 240,
-    monthlyQuota: input.monthlyQuota ?? 10_000,
+    rateLimit: input.rateLimit ?? DEFAULT_RATE_LIMIT,
+    monthlyQuota: input.monthlyQuota ?? DEFAULT_MONTHLY_QUOTA,
     createdMs: clock.now(),
   }
   await store.tenants.create(tenant)

@@ -53,9 +53,9 @@ export class Store {
 
 export type StorageTarget = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string }
 
-/** `postgres://…` selects PostgreSQL; `sqlite:PATH` or a bare path selects SQLite. */
-export function parseDatabaseUrl(url: string | undefined): StorageTarget {
-  const value = url?.trim() || './data/verdict.db'
+/** `postgres://…` selects PostgreSQL; `sqlite:PATH` or a bare path selects SQLite (DATABASE_URL). */
+export function parseDatabaseUrl(url: string): StorageTarget {
+  const value = url.trim()
   if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value }
   return { kind: 'sqlite', file: value.replace(/^sqlite:(\/\/)?/i, '') }
 }

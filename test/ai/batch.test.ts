@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createExplainer } from '../../src/ai/index.js'
-import { envFor, type FakeProvider, type Protocol, startFakeProvider } from './support/fake-provider.js'
+import {
+  envFor,
+  explainerFor,
+  type FakeProvider,
+  type Protocol,
+  startFakeProvider,
+} from './support/fake-provider.js'
 import { AI_TEXT, MARGIN_MS, patternInput } from './support/inputs.js'
 
 const DEADLINE = 300
@@ -13,7 +18,7 @@ describe.each<Protocol>(['openai', 'anthropic'])('explainMany over %s', (protoco
   })
   afterEach(() => fake.close())
 
-  const explainer = () => createExplainer(envFor(fake, { VERDICT_AI_DEADLINE_MS: String(DEADLINE) }))
+  const explainer = () => explainerFor(envFor(fake, { VERDICT_AI_DEADLINE_MS: String(DEADLINE) }))
 
   it('asks once per distinct pattern: 50 rows of 3 patterns cost at most 3 calls', async () => {
     fake.behave({ kind: 'text', text: AI_TEXT })

@@ -1,9 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createExplainer, type ExplanationInput } from '../../src/ai/index.js'
+import type { ExplanationInput } from '../../src/ai/index.js'
 import { effectiveConfig } from '../../src/scoring/config.js'
 import { score } from '../../src/scoring/engine.js'
 import { templateExplanation } from '../../src/scoring/explain.js'
-import { envFor, type FakeProvider, type Protocol, startFakeProvider } from './support/fake-provider.js'
+import {
+  envFor,
+  explainerFor,
+  type FakeProvider,
+  type Protocol,
+  startFakeProvider,
+} from './support/fake-provider.js'
 import { AI_TEXT, check, explanationInput } from './support/inputs.js'
 
 /** Raw identifiers and caller strings; none may reach a provider in any form. */
@@ -81,7 +87,7 @@ describe.each<Protocol>(['openai', 'anthropic'])('prompt privacy over %s', (prot
   afterEach(() => fake.close())
 
   it('sends codes, weights, verdict and bucketed numbers, and no identifier or caller string', async () => {
-    const ai = createExplainer(envFor(fake))
+    const ai = explainerFor(envFor(fake))
     const out = await ai.explain(leakyInput())
     expect(out.source).toBe('ai')
     expectClean(fake)
@@ -138,7 +144,7 @@ describe.each<Protocol>(['openai', 'anthropic'])('prompt privacy over %s', (prot
       checks: result.checks,
       fallback: templateExplanation(result),
     }
-    const ai = createExplainer(envFor(fake))
+    const ai = explainerFor(envFor(fake))
     const [out] = await ai.explainMany([input, input])
     expect(out?.source).toBe('ai')
     expectClean(fake)

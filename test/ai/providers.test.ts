@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createExplainer } from '../../src/ai/index.js'
-import { envFor, type FakeProvider, type Protocol, startFakeProvider } from './support/fake-provider.js'
+import {
+  envFor,
+  explainerFor,
+  type FakeProvider,
+  type Protocol,
+  startFakeProvider,
+} from './support/fake-provider.js'
 import { AI_TEXT, explanationInput, MARGIN_MS } from './support/inputs.js'
 
 const DEADLINE = 300
@@ -13,7 +18,7 @@ describe.each<Protocol>(['openai', 'anthropic'])('%s protocol', (protocol) => {
   afterEach(() => fake.close())
 
   const explainer = (extra: NodeJS.ProcessEnv = {}) =>
-    createExplainer(envFor(fake, { VERDICT_AI_DEADLINE_MS: String(DEADLINE), ...extra }))
+    explainerFor(envFor(fake, { VERDICT_AI_DEADLINE_MS: String(DEADLINE), ...extra }))
 
   it('returns the provider text, then serves the repeat from the cache without a provider call', async () => {
     fake.behave({ kind: 'text', text: AI_TEXT })

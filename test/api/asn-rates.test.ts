@@ -54,7 +54,7 @@ describe('ASN fraud rates count only events that are bad on their own signals', 
     // 60 events, 20 of them blocked by their own device signals: 33 % bad.
     for (let i = 0; i < 60; i++)
       await score(t, { ip: COMCAST(ip++), ...(i < 20 ? { device: BAD_DEVICE } : {}) })
-    await h.app.jobs.refreshAsnRates()
+    await h.jobs.runNow('asn-rates')
     // A disposable address (35) alone is an allow; with abusive_asn (35) it is a block.
     const tipped: Scored[] = []
     for (let i = 0; i < 10; i++)
@@ -64,13 +64,13 @@ describe('ASN fraud rates count only events that are bad on their own signals', 
       expect(abusive(s)?.evidence).toMatchObject({ asn: 7922 })
       expect(s.reasons).toContain('disposable_email')
     }
-    await h.app.jobs.refreshAsnRates()
+    await h.jobs.runNow('asn-rates')
     // 20 bad of 70: below 30 %, so the ASN is no longer flagged and the same kind of event is allowed again.
     const after = await score(t, { ip: COMCAST(ip++), email: 'shopper99@mailinator.com' })
     expect(abusive(after)).toBeUndefined()
     expect(after.verdict).toBe('allow')
     for (let i = 0; i < 40; i++) await score(t, { ip: COMCAST(ip++), email: `later${i}@mailinator.com` })
-    await h.app.jobs.refreshAsnRates()
+    await h.jobs.runNow('asn-rates')
     expect(abusive(await score(t, { ip: COMCAST(ip++) }))).toBeUndefined()
     expect(await badCount(7922)).toBe(20)
   })
@@ -91,7 +91,7 @@ describe('ASN fraud rates count only events that are bad on their own signals', 
       expect(s.verdict).toBe('block')
       expect(s.reasons).toContain('blocklisted_user')
     }
-    await h.app.jobs.refreshAsnRates()
+    await h.jobs.runNow('asn-rates')
     const other = await h.tenant({ shareNetwork: true })
     expect(abusive(await score(other, { ip: TELEKOM(500) }))).toBeUndefined()
     expect(abusive(await score(t, { ip: TELEKOM(501) }))).toBeUndefined()
@@ -103,18 +103,18 @@ describe('ASN fraud rates count only events that are bad on their own signals', 
     const t = await h.tenant({ shareNetwork: true, rateLimit: 100_000 })
     const ids: string[] = []
     for (let i = 0; i < 60; i++) ids.push((await score(t, { ip: COMCAST(i) })).event_id)
-    await h.app.jobs.refreshAsnRates()
+    await h.jobs.runNow('asn-rates')
     expect(abusive(await score(t, { ip: COMCAST(900) }))).toBeUndefined()
     // 17 labelled of 61: under 30 %. Labelled again (fraud twice, then chargeback) they still count once.
     for (const id of ids.slice(0, 17)) await label(t, id)
     for (const id of ids.slice(0, 17)) await label(t, id)
     for (const id of ids.slice(0, 5)) await label(t, id, 'chargeback')
     expect(await badCount(7922)).toBe(17)
-    await h.app.jobs.refreshAsnRates()
+    await h.jobs.runNow('asn-rates')
     expect(abusive(await score(t, { ip: COMCAST(901) }))).toBeUndefined()
     // Two more make 19 of 62: over 30 %.
     for (const id of ids.slice(17, 19)) await label(t, id, 'chargeback')
-    await h.app.jobs.refreshAsnRates()
+    await h.jobs.runNow('asn-rates')
     expect(abusive(await score(t, { ip: COMCAST(902) }))?.evidence).toMatchObject({
       asn: 7922,
       events: 62,
@@ -132,7 +132,7 @@ describe('ASN fraud rates count only events that are bad on their own signals', 
     const closedToo = await h.tenant({ shareNetwork: false })
     for (let i = 0; i < ASN_MIN_EVENTS + 10; i++)
       await score(closed, { ip: COMCAST(i), ...(i < 20 ? { device: BAD_DEVICE } : {}) })
-    await h.app.jobs.refreshAsnRates()
+    await h.jobs.runNow('asn-rates')
     expect(abusive(await score(closed, { ip: COMCAST(900) }))?.evidence).toMatchObject({
       asn: 7922,
       events: 60,
@@ -141,7 +141,7 @@ describe('ASN fraud rates count only events that are bad on their own signals', 
     expect(abusive(await score(closedToo, { ip: COMCAST(902) }))).toBeUndefined()
     // The shared rate counts for everyone, the non-sharing tenant included: 20 bad of 61 own + 61 shared events.
     for (let i = 0; i < 60; i++) await score(shared, { ip: COMCAST(1000 + i) })
-    await h.app.jobs.refreshAsnRates()
+    await h.jobs.runNow('asn-rates')
     const mixed = await score(closed, { ip: COMCAST(903) })
     expect(abusive(mixed)).toBeUndefined()
     expect(abusive(await score(shared, { ip: COMCAST(904) }))).toBeUndefined()

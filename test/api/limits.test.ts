@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { loadSettings } from '../../src/config/settings.js'
 import { ApiError } from '../../src/errors.js'
 import type { TenantCtx } from '../../src/services/context.js'
 import { consumeQuota } from '../../src/services/quota.js'
@@ -50,6 +51,13 @@ describe('rate limit per API key', () => {
     for (let i = 0; i < 241; i++)
       last = (await h.app.inject({ url: '/v1/lists', headers: t.headers })).statusCode
     expect(last).toBe(429)
+  })
+
+  it('limits keyless callers by the documented default when the app is given no limit', async () => {
+    h = await build()
+    const res = await h.app.inject({ url: '/v1/ip', remoteAddress: '198.51.100.9' })
+    expect(res.headers['ratelimit-limit']).toBe('60')
+    expect(loadSettings({}).keylessRateLimit).toBe(60)
   })
 
   it('limits keyless callers per client IP', async () => {

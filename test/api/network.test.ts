@@ -181,7 +181,7 @@ describe('abusive_asn', () => {
         a,
       )
     }
-    await h.app.jobs.refreshAsnRates()
+    await h.jobs.runNow('asn-rates')
     const hit = await score({ event: 'login', ip: '79.200.99.9' }, a)
     expect(hit.checks.find((c: { reason: string }) => c.reason === 'abusive_asn')).toMatchObject({
       weight: 35,
@@ -189,17 +189,17 @@ describe('abusive_asn', () => {
     })
     // A week later the window is empty again.
     h.clock.advance(8 * 24 * 3600_000)
-    await h.app.jobs.refreshAsnRates()
+    await h.jobs.runNow('asn-rates')
     expect((await score({ event: 'login', ip: '79.200.99.9' }, a)).reasons).not.toContain('abusive_asn')
   })
 
   it('needs a minimum sample and counts fraud labels', async () => {
     const ids: string[] = []
     for (let i = 0; i < 49; i++) ids.push((await score({ event: 'signup', ip: `73.162.${i}.2` }, a)).event_id)
-    await h.app.jobs.refreshAsnRates()
+    await h.jobs.runNow('asn-rates')
     expect((await score({ event: 'x', ip: '73.162.200.1' }, a)).reasons).not.toContain('abusive_asn')
     for (const id of ids.slice(0, 20)) await label({ label: 'chargeback', event_id: id }, a)
-    await h.app.jobs.refreshAsnRates()
+    await h.jobs.runNow('asn-rates')
     expect((await score({ event: 'x', ip: '73.162.200.2' }, a)).reasons).toContain('abusive_asn')
   })
 })

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createExplainer } from '../../src/ai/index.js'
-import { envFor, type FakeProvider, startFakeProvider } from '../ai/support/fake-provider.js'
+import { envFor, explainerFor, type FakeProvider, startFakeProvider } from '../ai/support/fake-provider.js'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
 
 describe.each(['openai', 'anthropic'] as const)(
@@ -11,7 +10,7 @@ describe.each(['openai', 'anthropic'] as const)(
     let fake: FakeProvider
     beforeEach(async () => {
       fake = await startFakeProvider(protocol)
-      h = await build({ explainer: createExplainer(envFor(fake, { VERDICT_AI_DEADLINE_MS: '400' })) })
+      h = await build({ explainer: explainerFor(envFor(fake, { VERDICT_AI_DEADLINE_MS: '400' })) })
       t = await h.tenant()
     })
     afterEach(async () => {

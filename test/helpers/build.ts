@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type AppOptions, buildApp } from '../../src/app.js'
+import { envDefault } from '../../src/config/schema.js'
+import { backgroundJobs, Scheduler } from '../../src/jobs/index.js'
 import type { App } from '../../src/routes/types.js'
+import { AsnRates } from '../../src/services/network.js'
 import { createTenant, type NewTenant } from '../../src/services/tenants.js'
 import { openStore, type Store } from '../../src/store/index.js'
 import type { SqliteOptions } from '../../src/store/sqlite.js'
@@ -30,6 +33,8 @@ export interface Harness {
   hasher: Hasher
   /** Directory holding the SQLite files (sqlite engine only). */
   dir: string
+  /** The server's background jobs over this app's parts, never started: tests call `runNow`. */
+  jobs: Scheduler
   tenant(input?: Partial<NewTenant>): Promise<TestTenant>
   close(): Promise<void>
 }
@@ -73,7 +78,15 @@ export async function build(
   const clock = new ManualClock()
   const hasher = new Hasher(TEST_SECRET)
   const intel = appOptions.intel ?? (await testIntel()).intel
-  const app = await buildApp({ store, clock, hasher, ...appOptions, intel })
+  const asnRates = appOptions.asnRates ?? new AsnRates()
+  const app = await buildApp({ store, clock, hasher, ...appOptions, intel, asnRates })
+  const jobs = new Scheduler(backgroundJobs({ feedsReloadMs: envDefault('VERDICT_FEEDS_RELOAD_MS') }), {
+    store,
+    clock,
+    intel,
+    asnRates,
+    log: app.log,
+  })
   let n = 0
   return {
     app,
@@ -81,11 +94,13 @@ export async function build(
     clock,
     hasher,
     dir,
+    jobs,
     async tenant(input = {}) {
       const t = await createTenant(store, clock, { name: `tenant-${++n}`, ...input })
       return { tenantId: t.tenantId, apiKey: t.apiKey, keyId: t.keyId, headers: { 'x-api-key': t.apiKey } }
     },
     async close() {
+      await jobs.stop()
       await app.close()
       await cleanup()
     },

@@ -88,7 +88,7 @@ async function stream(h: Harness, t: TestTenant): Promise<Scored[]> {
       await post('/v1/label', { label, event_id: target })
       if (r.chance(0.3)) await post('/v1/label', { label: 'fraud', event_id: target })
     }
-    if (r.chance(0.04)) await h.app.jobs.refreshAsnRates()
+    if (r.chance(0.04)) await h.jobs.runNow('asn-rates')
   }
   return scored
 }

@@ -23,7 +23,7 @@ export interface CatchAllResult {
 }
 
 export interface CatchAllOptions {
-  /** Off unless set; see catchAllProbeEnabledFromEnv for the env switch. */
+  /** Off unless set; the server passes `VERDICT_SMTP_PROBE` (settings.email.smtpProbe). */
   enabled?: boolean
   /** SMTP port of the MX hosts; 25 in production, a loopback port in tests. */
   port?: number
@@ -38,12 +38,6 @@ export interface CatchAllOptions {
   /** Permit MX hosts on loopback/private addresses (tests only). */
   allowPrivateHosts?: boolean
   now?: () => number
-}
-
-/** `VERDICT_SMTP_PROBE=1` (or `true`) turns the probe on. */
-export function catchAllProbeEnabledFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
-  const v = (env['VERDICT_SMTP_PROBE'] ?? '').trim().toLowerCase()
-  return v === '1' || v === 'true' || v === 'yes' || v === 'on'
 }
 
 /** A mailbox name nobody has: if the server takes it, it takes everything. */

@@ -1,15 +1,10 @@
 import { type AliasTrick, canonicalizeEmail } from './canonical.js'
-import {
-  type CatchAllOptions,
-  CatchAllProber,
-  type CatchAllResult,
-  catchAllProbeEnabledFromEnv,
-} from './catch-all.js'
+import { type CatchAllOptions, CatchAllProber, type CatchAllResult } from './catch-all.js'
 import { type DisposableDomains, type DisposableListInfo, getDisposableDomains } from './disposable.js'
 import { freeProviderCount, isFreeProvider } from './free-providers.js'
 import { scoreMailbox } from './gibberish.js'
 import { GIBBERISH_MODEL } from './gibberish-model.js'
-import { dnsServersFromEnv, MxResolver, type MxResolverOptions, type MxResult } from './mx.js'
+import { DEFAULT_MX_TIMEOUT_MS, MxResolver, type MxResolverOptions, type MxResult } from './mx.js'
 import { parseEmail, type RejectReason } from './syntax.js'
 
 export type { AliasTrick, CanonicalEmail } from './canonical.js'
@@ -63,10 +58,10 @@ export interface EmailIntelligence {
 }
 
 export interface EmailIntelOptions {
+  /** The server passes VERDICT_DNS_SERVERS and VERDICT_DNS_TIMEOUT_MS here (settings.email). */
   mx?: MxResolverOptions
+  /** The server passes VERDICT_SMTP_PROBE here as `enabled` (settings.email.smtpProbe). */
   catchAll?: CatchAllOptions
-  /** Where VERDICT_DNS_SERVERS and VERDICT_SMTP_PROBE are read from; process.env by default. */
-  env?: NodeJS.ProcessEnv
   /** A prepared list (tests); by default the process-wide list loaded from the npm packages. */
   disposable?: DisposableDomains
 }
@@ -78,18 +73,14 @@ export class EmailIntel implements EmailIntelligence {
   private readonly mxSettings: EmailIntelSources['mx']
 
   constructor(options: EmailIntelOptions = {}) {
-    const env = options.env ?? process.env
     // Loaded here, once, so no request ever pays for reading 180k domains.
     this.disposable = options.disposable ?? getDisposableDomains()
-    const mxOptions: MxResolverOptions = { servers: dnsServersFromEnv(env), ...options.mx }
+    const mxOptions: MxResolverOptions = { ...options.mx }
     this.resolver = new MxResolver(mxOptions)
-    this.prober = new CatchAllProber(this.resolver, {
-      enabled: catchAllProbeEnabledFromEnv(env),
-      ...options.catchAll,
-    })
+    this.prober = new CatchAllProber(this.resolver, { ...options.catchAll })
     this.mxSettings = {
       servers: mxOptions.servers ?? null,
-      timeoutMs: mxOptions.timeoutMs ?? 1500,
+      timeoutMs: mxOptions.timeoutMs ?? DEFAULT_MX_TIMEOUT_MS,
       ttlMs: mxOptions.ttlMs ?? 10 * 60_000,
     }
   }

@@ -83,14 +83,8 @@ export function isPublicDnsName(name: string): boolean {
   return !SPECIAL_USE_TLDS.has(tld)
 }
 
-/** Parses env `VERDICT_DNS_SERVERS` (comma-separated `host:port`); undefined when unset or blank. */
-export function dnsServersFromEnv(env: NodeJS.ProcessEnv = process.env): string[] | undefined {
-  const list = (env['VERDICT_DNS_SERVERS'] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-  return list.length ? list : undefined
-}
+/** Deadline of one MX query unless configured (`VERDICT_DNS_TIMEOUT_MS`). */
+export const DEFAULT_MX_TIMEOUT_MS = 1500
 
 interface Entry {
   result: MxResult
@@ -109,7 +103,7 @@ export class MxResolver {
   private readonly inflight = new Map<string, Promise<MxResult>>()
 
   constructor(options: MxResolverOptions = {}) {
-    this.timeoutMs = options.timeoutMs ?? 1500
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_MX_TIMEOUT_MS
     this.ttlMs = options.ttlMs ?? 10 * 60_000
     this.unknownTtlMs = Math.min(options.unknownTtlMs ?? 30_000, this.ttlMs)
     this.maxEntries = options.maxEntries ?? 10_000

@@ -1,5 +1,3 @@
-import { resolve } from 'node:path'
-
 /**
  * The refreshable feeds. Range feeds hold CIDRs (IPv4 and IPv6); ASN feeds hold AS numbers and flag
  * every address announced by them. VPN and proxy each come in both shapes because upstream lists
@@ -99,33 +97,8 @@ export function feedUrlEnvVar(name: FeedName): string {
   return `VERDICT_FEED_${name.toUpperCase().replace(/-/g, '_')}_URL`
 }
 
-/**
- * URLs per feed: the env variable when set (whitespace-separated list; set but empty disables the
- * feed), else the defaults. A feed with an empty list has no source and is skipped by updates.
- */
-export function resolveFeedUrls(env: NodeJS.ProcessEnv = process.env): Record<FeedName, string[]> {
-  const out = {} as Record<FeedName, string[]>
-  for (const name of FEED_NAMES) {
-    const value = env[feedUrlEnvVar(name)]
-    out[name] = value === undefined ? [...FEEDS[name].defaultUrls] : value.split(/\s+/).filter(Boolean)
-  }
-  return out
-}
-
-/** `VERDICT_FEEDS_DIR`, default `data/feeds` relative to the working directory. */
-export function defaultFeedsDir(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.VERDICT_FEEDS_DIR || 'data/feeds')
-}
-
 /** Largest download accepted per feed URL unless VERDICT_FEED_MAX_BYTES says otherwise. */
 export const DEFAULT_FEED_MAX_BYTES = 64 * 1024 * 1024
 
-/** `VERDICT_FEED_MAX_BYTES`: bytes one feed URL may deliver (after decompression). */
-export function feedMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.VERDICT_FEED_MAX_BYTES
-  if (raw === undefined || raw.trim() === '') return DEFAULT_FEED_MAX_BYTES
-  const n = Number(raw)
-  if (!Number.isSafeInteger(n) || n < 1024)
-    throw new Error(`VERDICT_FEED_MAX_BYTES must be an integer >= 1024, got "${raw}"`)
-  return n
-}
+/** Download URLs per feed, as configured (`settings.feeds.urls`); an empty list means no source. */
+export type FeedUrls = Record<FeedName, string[]>

@@ -1,14 +1,13 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import {
-  defaultFeedsDir,
+  DEFAULT_FEED_MAX_BYTES,
   FEED_NAMES,
   FEEDS,
   type FeedName,
-  feedMaxBytes,
+  type FeedUrls,
   feedUrlEnvVar,
   isFeedName,
-  resolveFeedUrls,
 } from './catalog.js'
 import { mergeParsed, type ParsedFeed, parseFeedText, serializeFeed } from './formats.js'
 import { type FeedMeta, readFeedMeta, writeFeed } from './store.js'
@@ -28,26 +27,26 @@ export interface FeedResult {
 
 export interface UpdateFeedsOptions {
   /**
-   * URLs per feed. When given, exactly these are used (a feed not listed is skipped); when omitted,
-   * `VERDICT_FEED_<NAME>_URL` or the built-in upstream defaults apply.
+   * URLs per feed: exactly these are used and a feed not listed is skipped. The server and the CLI pass
+   * `settings.feeds.urls` (`VERDICT_FEED_<NAME>_URL` or the built-in upstream defaults).
    */
-  urls?: Partial<Record<FeedName, string | readonly string[] | null>>
-  /** Defaults to `VERDICT_FEEDS_DIR` or `data/feeds`. */
-  dir?: string
+  urls: Partial<Record<FeedName, string | readonly string[] | null>>
+  /** Where the feeds are stored (`settings.feeds.dir`). */
+  dir: string
   /** Only these feeds (default: all). */
   names?: readonly FeedName[]
   progress?: Progress
   /** Per-download timeout, default 120 s. */
   timeoutMs?: number
-  /** Per-URL size cap in bytes; default VERDICT_FEED_MAX_BYTES or 64 MiB. */
+  /** Per-URL size cap in bytes (`settings.feeds.maxBytes`); default 64 MiB. */
   maxBytes?: number
   /** Accept data that has less than half the entries of the stored copy. */
   force?: boolean
-  env?: NodeJS.ProcessEnv
 }
 
 export interface ImportFeedOptions {
-  dir?: string
+  /** Where the feeds are stored (`settings.feeds.dir`). */
+  dir: string
   progress?: Progress
   /** Accept data that has less than half the entries of the stored copy. */
   force?: boolean
@@ -146,12 +145,12 @@ function urlList(value: string | readonly string[] | null | undefined): string[]
  * is skipped; a failed download or invalid data leaves the previous copy untouched. Never throws for a
  * single feed's failure: each outcome is in the result list and reported through `progress`.
  */
-export async function updateFeeds(options: UpdateFeedsOptions = {}): Promise<FeedResult[]> {
+export async function updateFeeds(options: UpdateFeedsOptions): Promise<FeedResult[]> {
   const progress = options.progress ?? noop
-  const dir = resolve(options.dir ?? defaultFeedsDir(options.env))
-  const configured = options.urls ?? resolveFeedUrls(options.env)
+  const dir = resolve(options.dir)
+  const configured = options.urls
   const timeoutMs = options.timeoutMs ?? 120_000
-  const maxBytes = options.maxBytes ?? feedMaxBytes(options.env)
+  const maxBytes = options.maxBytes ?? DEFAULT_FEED_MAX_BYTES
   const results: FeedResult[] = []
   for (const name of options.names ?? FEED_NAMES) {
     const urls = urlList(configured[name])
@@ -202,11 +201,11 @@ export async function updateFeeds(options: UpdateFeedsOptions = {}): Promise<Fee
 export async function importFeed(
   name: string,
   file: string,
-  options: ImportFeedOptions = {},
+  options: ImportFeedOptions,
 ): Promise<FeedResult> {
   if (!isFeedName(name)) throw new Error(`unknown feed "${name}" (expected one of: ${FEED_NAMES.join(', ')})`)
   const progress = options.progress ?? noop
-  const dir = resolve(options.dir ?? defaultFeedsDir())
+  const dir = resolve(options.dir)
   const path = resolve(file)
   progress(`${name}: importing ${path}`)
   const text = await readFile(path, 'utf8')
@@ -234,14 +233,13 @@ export interface FeedStatus {
   fetchedAt: number | null
   entries: number
   malformed: number
-  /** URLs an update would use now (env or defaults). */
+  /** URLs an update would use now (as configured). */
   urls: string[]
 }
 
 /** What is stored for each feed, from the metadata files only (cheap; nothing is parsed). */
-export async function feedStatus(dir?: string, env: NodeJS.ProcessEnv = process.env): Promise<FeedStatus[]> {
-  const root = resolve(dir ?? defaultFeedsDir(env))
-  const urls = resolveFeedUrls(env)
+export async function feedStatus(dir: string, urls: FeedUrls): Promise<FeedStatus[]> {
+  const root = resolve(dir)
   return Promise.all(
     FEED_NAMES.map(async (name) => {
       const meta = await readFeedMeta(root, name)

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { defaultFeedsDir, FEED_NAMES } from '../feeds/catalog.js'
+import { FEED_NAMES } from '../feeds/catalog.js'
 import { type LoadedFeeds, loadFeeds } from '../feeds/load.js'
 import { AsnTable } from './asn.js'
 import { classifyDatacenter } from './datacenter.js'
@@ -60,8 +60,8 @@ export interface IpIntel {
 }
 
 export interface IpIntelOptions {
-  /** Directory of stored feeds; default `VERDICT_FEEDS_DIR` or `data/feeds`. */
-  feedsDir?: string
+  /** Directory of stored feeds (`settings.feeds.dir`). */
+  feedsDir: string
   /** Load the DB-IP city databases (about 135 MB); default true. */
   city?: boolean
 }
@@ -192,25 +192,12 @@ class LocalIpIntel implements IpIntel {
 }
 
 /** Loads the ASN table, the geo databases and the stored feeds once. */
-export async function loadIpIntel(options: IpIntelOptions = {}): Promise<IpIntel> {
+export async function loadIpIntel(options: IpIntelOptions): Promise<IpIntel> {
   const intel = new LocalIpIntel(
     new AsnTable(),
     new GeoDb({ city: options.city ?? true }),
-    resolve(options.feedsDir ?? defaultFeedsDir()),
+    resolve(options.feedsDir),
   )
   await intel.reload()
   return intel
-}
-
-let shared: Promise<IpIntel> | null = null
-
-/** One process-wide instance with default options, loaded on first use. */
-export function sharedIpIntel(): Promise<IpIntel> {
-  if (!shared) {
-    shared = loadIpIntel()
-    shared.catch(() => {
-      shared = null
-    })
-  }
-  return shared
 }

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { createExplainer, type Explainer, type ExplainerOptions } from '../../../src/ai/index.js'
+import { loadSettings } from '../../../src/config/settings.js'
 
 /**
  * A loopback stand-in for a provider that speaks the real wire protocol: OpenAI chat completions
@@ -206,4 +208,9 @@ export function envFor(fake: FakeProvider, extra: NodeJS.ProcessEnv = {}): NodeJ
   return fake.protocol === 'openai'
     ? { OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.baseUrl, ...extra }
     : { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.baseUrl, ...extra }
+}
+
+/** The explainer the server builds when started with these environment variables. */
+export function explainerFor(env: NodeJS.ProcessEnv, opts?: ExplainerOptions): Explainer {
+  return createExplainer(loadSettings(env).ai, opts)
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CatchAllProber, catchAllProbeEnabledFromEnv } from '../../../src/intel/email/catch-all.js'
+import { loadSettings } from '../../../src/config/settings.js'
+import { CatchAllProber } from '../../../src/intel/email/catch-all.js'
 import { MxResolver } from '../../../src/intel/email/mx.js'
 import { LoopbackDns } from '../../helpers/dns-server.js'
 import { LoopbackSmtp, type SmtpMode } from './support/smtp-server.js'
@@ -145,10 +146,11 @@ describe('catch-all probe against loopback SMTP servers', () => {
 
 describe('switch and guards', () => {
   it('reads VERDICT_SMTP_PROBE', () => {
-    expect(catchAllProbeEnabledFromEnv({})).toBe(false)
-    expect(catchAllProbeEnabledFromEnv({ VERDICT_SMTP_PROBE: '0' })).toBe(false)
-    expect(catchAllProbeEnabledFromEnv({ VERDICT_SMTP_PROBE: '1' })).toBe(true)
-    expect(catchAllProbeEnabledFromEnv({ VERDICT_SMTP_PROBE: 'true' })).toBe(true)
+    const probe = (env: Record<string, string>) => loadSettings(env).email.smtpProbe
+    expect(probe({})).toBe(false)
+    expect(probe({ VERDICT_SMTP_PROBE: '0' })).toBe(false)
+    expect(probe({ VERDICT_SMTP_PROBE: '1' })).toBe(true)
+    expect(probe({ VERDICT_SMTP_PROBE: 'true' })).toBe(true)
   })
 
   it('refuses MX hosts on special-purpose addresses and probes none of them', async () => {

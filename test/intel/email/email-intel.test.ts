@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadSettings } from '../../../src/config/settings.js'
 import { EmailIntel, type EmailIntelligence } from '../../../src/intel/email/index.js'
 import { LoopbackDns } from '../../helpers/dns-server.js'
 
@@ -9,7 +10,7 @@ beforeAll(() => dns.start())
 afterAll(() => dns.stop())
 
 describe('EmailIntel facade', () => {
-  const intel: EmailIntelligence = new EmailIntel({ env: {} })
+  const intel: EmailIntelligence = new EmailIntel()
 
   it('analyses a plus-tagged gmail alias', () => {
     expect(intel.analyze('J.Smith+promo@googlemail.com')).toEqual({
@@ -56,8 +57,12 @@ describe('EmailIntel facade', () => {
     })
   })
 
-  it('reads VERDICT_DNS_SERVERS and VERDICT_SMTP_PROBE from the given env', async () => {
-    const configured = new EmailIntel({ env: { VERDICT_DNS_SERVERS: dns.server, VERDICT_SMTP_PROBE: '1' } })
+  it('takes VERDICT_DNS_SERVERS and VERDICT_SMTP_PROBE from the settings, as the server passes them', async () => {
+    const { email } = loadSettings({ VERDICT_DNS_SERVERS: dns.server, VERDICT_SMTP_PROBE: '1' })
+    const configured = new EmailIntel({
+      mx: { ...(email.dnsServers ? { servers: email.dnsServers } : {}) },
+      catchAll: { enabled: email.smtpProbe },
+    })
     expect(await configured.mx('example.example.net')).toMatchObject({
       status: 'valid',
       mx: ['mx.example.example.net'],

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { dnsServersFromEnv, isPublicDnsName, MxResolver } from '../../../src/intel/email/mx.js'
+import { loadSettings } from '../../../src/config/settings.js'
+import { isPublicDnsName, MxResolver } from '../../../src/intel/email/mx.js'
 import { LoopbackDns } from '../../helpers/dns-server.js'
 
 const dns = new LoopbackDns({
@@ -183,13 +184,14 @@ describe('MxResolver against a loopback DNS server', () => {
   })
 })
 
-describe('dnsServersFromEnv', () => {
+describe('VERDICT_DNS_SERVERS', () => {
   it('reads a comma-separated host:port list', () => {
-    expect(dnsServersFromEnv({ VERDICT_DNS_SERVERS: '127.0.0.1:5353, [::1]:53' })).toEqual([
+    const dnsServers = (env: Record<string, string>) => loadSettings(env).email.dnsServers
+    expect(dnsServers({ VERDICT_DNS_SERVERS: '127.0.0.1:5353, [::1]:53' })).toEqual([
       '127.0.0.1:5353',
       '[::1]:53',
     ])
-    expect(dnsServersFromEnv({ VERDICT_DNS_SERVERS: ' ' })).toBeUndefined()
-    expect(dnsServersFromEnv({})).toBeUndefined()
+    expect(dnsServers({ VERDICT_DNS_SERVERS: ' ' })).toBeUndefined()
+    expect(dnsServers({})).toBeUndefined()
   })
 })

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { FEEDS, feedUrlEnvVar, resolveFeedUrls } from '../../../src/intel/feeds/catalog.js'
+import { loadSettings } from '../../../src/config/settings.js'
+import { FEEDS, feedUrlEnvVar } from '../../../src/intel/feeds/catalog.js'
 import { cleanLabel, mergeParsed, parseFeedText, serializeFeed } from '../../../src/intel/feeds/formats.js'
 
 const fixture = (name: string) =>
@@ -151,10 +152,10 @@ describe('helpers', () => {
   })
 
   it('resolves feed URLs from env, where an empty value disables a feed', () => {
-    const urls = resolveFeedUrls({
+    const { urls } = loadSettings({
       [feedUrlEnvVar('tor')]: 'http://a/x  http://b/y',
       [feedUrlEnvVar('relay')]: '',
-    })
+    }).feeds
     expect(feedUrlEnvVar('vpn-asn')).toBe('VERDICT_FEED_VPN_ASN_URL')
     expect(urls.tor).toEqual(['http://a/x', 'http://b/y'])
     expect(urls.relay).toEqual([])

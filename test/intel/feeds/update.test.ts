@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadSettings } from '../../../src/config/settings.js'
 import { loadFeeds } from '../../../src/intel/feeds/load.js'
 import { readFeedMeta } from '../../../src/intel/feeds/store.js'
 import { feedStatus, importFeed, updateFeeds } from '../../../src/intel/feeds/update.js'
@@ -160,7 +161,7 @@ describe('updateFeeds against a loopback HTTP server', () => {
     expect(readdirSync(empty)).toEqual([])
   })
 
-  it('uses VERDICT_FEED_<NAME>_URL when no urls are passed', async () => {
+  it('uses VERDICT_FEED_<NAME>_URL through the settings', async () => {
     const envDir = await mkdtemp(join(tmpdir(), 'verdict-feeds-env-'))
     const env = Object.fromEntries(
       ['TOR', 'RELAY', 'VPN', 'VPN_ASN', 'PROXY', 'PROXY_ASN', 'DATACENTER'].map((n) => [
@@ -169,7 +170,7 @@ describe('updateFeeds against a loopback HTTP server', () => {
       ]),
     )
     env.VERDICT_FEED_PROXY_ASN_URL = `${base}/proxy-asn.txt`
-    const results = await updateFeeds({ dir: envDir, env })
+    const results = await updateFeeds({ dir: envDir, urls: loadSettings(env).feeds.urls })
     expect(results.filter((r) => r.status === 'updated').map((r) => r.name)).toEqual(['proxy-asn'])
     expect(results.filter((r) => r.status === 'skipped')).toHaveLength(6)
   })
@@ -187,7 +188,7 @@ describe('importFeed and feedStatus', () => {
     expect(lines[0]).toMatch(/^relay: importing .*egress-ip-ranges\.csv$/)
 
     const env = { VERDICT_FEED_TOR_URL: 'http://127.0.0.1:9/tor' }
-    const status = await feedStatus(dir, env)
+    const status = await feedStatus(dir, loadSettings(env).feeds.urls)
     const relay = status.find((s) => s.name === 'relay')
     expect(relay).toMatchObject({ present: true, entries: 5, malformed: 1 })
     expect(relay?.source).toMatch(/^file:.*egress-ip-ranges\.csv$/)
@@ -319,24 +320,17 @@ describe('feed safety rules', () => {
       expect(r?.error).toMatch(/larger than 20000 bytes \(VERDICT_FEED_MAX_BYTES\)/)
       expect(lines.join('\n')).toContain('keeping previous data (10 entries')
     }
-    // The cap comes from the environment when not passed.
+    // The cap the CLI passes comes from the environment.
     const [viaEnv] = await updateFeeds({
       dir,
       names: ['proxy'],
       urls: { proxy: `${base}/big.txt` },
-      env: { VERDICT_FEED_MAX_BYTES: '20000' },
+      maxBytes: loadSettings({ VERDICT_FEED_MAX_BYTES: '20000' }).feeds.maxBytes,
     })
     expect(viaEnv?.error).toMatch(/larger than 20000 bytes/)
     const [fits] = await updateFeeds({ dir, names: ['proxy'], urls: { proxy: `${base}/big.txt` } })
     expect(fits).toMatchObject({ status: 'updated', entries: 3000 })
-    await expect(
-      updateFeeds({
-        dir,
-        names: ['proxy'],
-        urls: { proxy: `${base}/big.txt` },
-        env: { VERDICT_FEED_MAX_BYTES: 'lots' },
-      }),
-    ).rejects.toThrow(/VERDICT_FEED_MAX_BYTES/)
+    expect(() => loadSettings({ VERDICT_FEED_MAX_BYTES: 'lots' })).toThrow(/VERDICT_FEED_MAX_BYTES/)
   })
 
   it('refuses a refresh that loses more than half of the entries unless forced', async () => {

@@ -1,0 +1,126 @@
+import { type Static, type TSchema, Type } from 'typebox'
+import { DEFAULT_BASE_URLS, DEFAULT_CACHE_SIZE, DEFAULT_DEADLINE_MS } from '../ai/config.js'
+import { DEFAULT_MX_TIMEOUT_MS } from '../intel/email/mx.js'
+import { DEFAULT_FEED_MAX_BYTES, FEEDS, type FeedName } from '../intel/feeds/catalog.js'
+
+/**
+ * Annotations this schema adds to JSON Schema, read by config/env.ts (how a string becomes a value)
+ * and by the README check (test/config/readme.test.ts).
+ */
+export interface EnvAnnotations {
+  /** The README's default column when the default is not one literal value (`off`, `unset`…). */
+  defaultText?: string
+  /** What an error message says is allowed, where the schema's own words would be poor (patterns). */
+  allowed?: string
+  /** Lists: entries separated by commas or by whitespace. A list set to an empty string is empty. */
+  separator?: ',' | 'whitespace'
+  /** Taken exactly as given: not trimmed, and an empty string is a value rather than "unset". */
+  verbatim?: boolean
+}
+
+const int = (minimum: number, value: number, description: string, maximum?: number) =>
+  Type.Integer({ minimum, ...(maximum === undefined ? {} : { maximum }), default: value, description })
+
+const httpUrl = (value: string, description: string) =>
+  Type.String({
+    pattern: '^[Hh][Tt][Tt][Pp][Ss]?://\\S+$',
+    allowed: 'an http(s) URL',
+    default: value,
+    description,
+  })
+
+const feedUrls = (name: FeedName) =>
+  Type.Array(Type.String({ minLength: 1 }), {
+    default: [...FEEDS[name].defaultUrls],
+    separator: 'whitespace',
+    defaultText: 'upstream lists',
+    description: `download URLs of the ${name} feed; set but empty turns the feed off`,
+  })
+
+const unset = (description: string, annotations: EnvAnnotations = {}) =>
+  Type.Optional(Type.String({ defaultText: 'unset', ...annotations, description }))
+
+/**
+ * Every environment variable the service reads, with its type, its allowed values and its default:
+ * the one description of the configuration. config/settings.ts reads the process environment against it once at
+ * start (server and CLI) and refuses bad values naming the variable.
+ */
+export const EnvSchema = Type.Object({
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'listen address' }),
+  PORT: int(0, 3000, 'listen port (0 picks a free one)'),
+  DATABASE_URL: Type.String({
+    minLength: 1,
+    default: './data/verdict.db',
+    description: 'SQLite file path (or sqlite:PATH), or a postgres:// URL',
+  }),
+  VERDICT_SECRET: Type.Optional(
+    Type.String({
+      verbatim: true,
+      defaultText: 'generated (SQLite)',
+      description: 'keys the personal-data hashes and signs device tokens; at least 32 bytes',
+    }),
+  ),
+  TRUST_PROXY: Type.Optional(
+    Type.String({ defaultText: 'off', description: 'true (one hop), a hop count, or proxy addresses/CIDRs' }),
+  ),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    default: 'info',
+    description: 'log level',
+  }),
+  VERDICT_SHUTDOWN_MS: int(0, 10_000, 'how long SIGTERM/SIGINT waits for running requests'),
+  VERDICT_BODY_LIMIT_BYTES: int(1024, 5 * 1024 * 1024, 'largest request body accepted'),
+  VERDICT_KEYLESS_RATE_LIMIT: int(1, 60, 'requests per minute per client IP on routes usable without a key'),
+  VERDICT_DNS_SERVERS: Type.Optional(
+    Type.Array(Type.String({ minLength: 1 }), {
+      separator: ',',
+      defaultText: 'system resolver',
+      description: 'comma-separated host:port DNS servers for MX lookups',
+    }),
+  ),
+  VERDICT_DNS_TIMEOUT_MS: int(50, DEFAULT_MX_TIMEOUT_MS, 'deadline of one MX lookup'),
+  VERDICT_SMTP_PROBE: Type.Boolean({
+    default: false,
+    defaultText: 'off',
+    description: 'SMTP RCPT probe behind catch_all',
+  }),
+  VERDICT_FEEDS_DIR: Type.String({
+    minLength: 1,
+    default: './data/feeds',
+    description: 'where feeds are stored',
+  }),
+  VERDICT_FEED_TOR_URL: feedUrls('tor'),
+  VERDICT_FEED_RELAY_URL: feedUrls('relay'),
+  VERDICT_FEED_VPN_URL: feedUrls('vpn'),
+  VERDICT_FEED_VPN_ASN_URL: feedUrls('vpn-asn'),
+  VERDICT_FEED_PROXY_URL: feedUrls('proxy'),
+  VERDICT_FEED_PROXY_ASN_URL: feedUrls('proxy-asn'),
+  VERDICT_FEED_DATACENTER_URL: feedUrls('datacenter'),
+  VERDICT_FEED_MAX_BYTES: int(1024, DEFAULT_FEED_MAX_BYTES, 'largest download accepted from one feed URL'),
+  VERDICT_FEEDS_RELOAD_MS: int(1000, 60_000, 'how often the server looks for refreshed feed files'),
+  OPENAI_API_KEY: unset('key of an OpenAI-compatible chat-completions endpoint'),
+  OPENAI_BASE_URL: httpUrl(DEFAULT_BASE_URLS.openai, 'base URL of that endpoint'),
+  ANTHROPIC_API_KEY: unset("key of Anthropic's messages API"),
+  ANTHROPIC_BASE_URL: httpUrl(DEFAULT_BASE_URLS.anthropic, "base URL of Anthropic's messages API"),
+  VERDICT_AI_PROVIDER: Type.Enum(['openai', 'anthropic', 'auto', 'off', 'none'], {
+    default: 'auto',
+    description: 'which AI provider explains scores (auto: OpenAI first when both keys are set)',
+  }),
+  VERDICT_AI_MODEL: unset('model name', { defaultText: 'per provider' }),
+  VERDICT_AI_DEADLINE_MS: int(50, DEFAULT_DEADLINE_MS, 'longest wait for an AI explanation', 60_000),
+  VERDICT_AI_CACHE_SIZE: int(0, DEFAULT_CACHE_SIZE, 'explanations cached by pattern', 1_000_000),
+})
+
+export type EnvValues = Static<typeof EnvSchema>
+export type EnvName = keyof EnvValues
+
+type VarSchema = TSchema & EnvAnnotations & { default?: unknown }
+
+/** One variable's schema with this module's annotations. */
+export function envVar(name: string): VarSchema | undefined {
+  return (EnvSchema.properties as Record<string, VarSchema>)[name]
+}
+
+/** The default of a variable, for code that has to fall back to it (buildApp without settings). */
+export function envDefault<K extends EnvName>(name: K): EnvValues[K] {
+  return (EnvSchema.properties[name] as { default?: EnvValues[K] }).default as EnvValues[K]
+}

@@ -1,0 +1,121 @@
+import { localLease } from './lease.js'
+import type { Job, JobContext, JobLease } from './types.js'
+
+/**
+ * How long a `cluster` job's lease is asked for: two intervals, renewed at every run, so a live holder
+ * keeps it and another process takes over within two intervals of the holder's death.
+ */
+export const leaseTtlMs = (job: Job): number => 2 * job.intervalMs
+
+interface JobState {
+  job: Job
+  timers: NodeJS.Timeout[]
+  /** The run in progress, if any: a job never runs twice at once in one process. */
+  running: Promise<boolean> | null
+  /** Whether this process holds the job's lease (released on stop). */
+  held: boolean
+}
+
+/**
+ * Runs the background jobs on timers that never keep the process alive. A failed run is logged and the
+ * job runs again at its next interval; a tick that finds the previous run still going is skipped.
+ * Only server.ts starts it; tests call `runNow` instead.
+ */
+export class Scheduler {
+  readonly #states = new Map<string, JobState>()
+  readonly #ctx: JobContext
+  readonly #lease: JobLease
+  #started = false
+  #stopped = false
+
+  constructor(jobs: readonly Job[], ctx: JobContext, options: { lease?: JobLease } = {}) {
+    for (const job of jobs) {
+      if (this.#states.has(job.name)) throw new Error(`two background jobs are named "${job.name}"`)
+      this.#states.set(job.name, { job, timers: [], running: null, held: false })
+    }
+    this.#ctx = ctx
+    this.#lease = options.lease ?? localLease
+  }
+
+  /** The declared jobs, in declaration order. */
+  get jobs(): Job[] {
+    return [...this.#states.values()].map((s) => s.job)
+  }
+
+  start(): void {
+    if (this.#started || this.#stopped) return
+    this.#started = true
+    for (const state of this.#states.values()) {
+      const tick = () => {
+        this.#run(state).catch((err: unknown) => {
+          const message = err instanceof Error ? err.message : String(err)
+          this.#ctx.log.warn(
+            { job: state.job.name, err },
+            `background job ${state.job.name} failed: ${message}`,
+          )
+        })
+      }
+      const first = setTimeout(() => {
+        if (this.#stopped) return
+        tick()
+        const every = setInterval(tick, state.job.intervalMs)
+        every.unref()
+        state.timers.push(every)
+      }, state.job.firstRunMs ?? state.job.intervalMs)
+      first.unref()
+      state.timers.push(first)
+    }
+  }
+
+  /**
+   * Runs `name` once now, after the run in progress if there is one. Resolves true when it ran, false
+   * when another process holds its lease; rejects with the job's own error (nothing is logged).
+   */
+  async runNow(name: string): Promise<boolean> {
+    const state = this.#states.get(name)
+    if (!state) throw new Error(`no background job is named "${name}"`)
+    while (state.running) await state.running.catch(() => {})
+    return this.#run(state)
+  }
+
+  /** No further runs; resolves once the runs in progress have finished and held leases are released. */
+  async stop(): Promise<void> {
+    this.#stopped = true
+    for (const state of this.#states.values()) {
+      for (const t of state.timers) clearTimeout(t)
+      state.timers = []
+    }
+    const states = [...this.#states.values()]
+    await Promise.all(states.map((s) => s.running?.catch(() => {})))
+    await Promise.all(
+      states
+        .filter((s) => s.held)
+        .map(async (s) => {
+          s.held = false
+          await this.#lease.release(s.job.name).catch((err: unknown) => {
+            this.#ctx.log.warn({ job: s.job.name, err }, `background job ${s.job.name}: lease release failed`)
+          })
+        }),
+    )
+  }
+
+  /** One run unless one is already going (a timer tick then does nothing). */
+  #run(state: JobState): Promise<boolean> {
+    if (state.running) return Promise.resolve(false)
+    const run = (async () => {
+      const { job } = state
+      if (job.scope === 'cluster') {
+        state.held = await this.#lease.acquire(job.name, leaseTtlMs(job))
+        if (!state.held) return false
+      }
+      await job.run(this.#ctx)
+      return true
+    })()
+    state.running = run
+    const clear = () => {
+      if (state.running === run) state.running = null
+    }
+    run.then(clear, clear)
+    return run
+  }
+}
