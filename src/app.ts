@@ -4,7 +4,12 @@ import type { Ajv } from 'ajv'
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify'
 import { createExplainer, type Explainer } from './ai/index.js'
 import type { Intel } from './intel/index.js'
-import { formatValidation, registerErrorHandling } from './plugins/errors.js'
+import {
+  answerFrameworkError,
+  formatValidation,
+  newRequestId,
+  registerErrorHandling,
+} from './plugins/errors.js'
 import { registerGuard } from './plugins/guard.js'
 import { registerOpenApi } from './plugins/openapi.js'
 import { registerCheckRoutes } from './routes/checks.js'
@@ -79,6 +84,8 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     },
     schemaErrorFormatter: formatValidation,
     requestIdHeader: false,
+    genReqId: newRequestId,
+    frameworkErrors: answerFrameworkError,
     // Path parameters are bounded by their schemas (device ids up to 256 characters), not by the router.
     routerOptions: { maxParamLength: 1024 },
     // Per-request access logs cost throughput on the scoring path; errors are still logged.
