@@ -6,7 +6,12 @@ import { AI_OFF } from './ai/config.js'
 import { createExplainer, type Explainer } from './ai/index.js'
 import { envDefault } from './config/schema.js'
 import type { Intel } from './intel/index.js'
-import { formatValidation, registerErrorHandling } from './plugins/errors.js'
+import {
+  answerFrameworkError,
+  formatValidation,
+  newRequestId,
+  registerErrorHandling,
+} from './plugins/errors.js'
 import { registerGuard } from './plugins/guard.js'
 import { registerOpenApi } from './plugins/openapi.js'
 import { registerCheckRoutes } from './routes/checks.js'
@@ -88,6 +93,8 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     },
     schemaErrorFormatter: formatValidation,
     requestIdHeader: false,
+    genReqId: newRequestId,
+    frameworkErrors: answerFrameworkError,
     // Path parameters are bounded by their schemas (device ids up to 256 characters), not by the router.
     routerOptions: { maxParamLength: 1024 },
     // Per-request access logs cost throughput on the scoring path; errors are still logged.

@@ -1,4 +1,7 @@
-/** The closed list of errors the API answers with. Every error body is `{ "error": message }`. */
+/**
+ * The closed list of errors the API answers with, and the status of each. Every error body is
+ * `{ "error": message, "code": one of these, "request_id": … }` (docs/api-errors.md).
+ */
 export const ERROR_STATUS = {
   bad_request: 400,
   unauthorized: 401,
@@ -13,6 +16,8 @@ export const ERROR_STATUS = {
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[]
 
 export class ApiError extends Error {
   readonly status: number

@@ -1,6 +1,13 @@
-import type { FastifyError, FastifyInstance, FastifySchemaValidationError } from 'fastify'
-import { ApiError } from '../errors.js'
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchemaValidationError,
+} from 'fastify'
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.js'
 import { StorageUnavailable } from '../store/db.js'
+import { randomBytesPooled } from '../util/random.js'
 
 type SchemaContext = 'body' | 'querystring' | 'params' | 'headers'
 
@@ -39,36 +46,92 @@ const SAFE_CLIENT_CODES = new Set([
   'FST_ERR_VALIDATION',
 ])
 
-/** The one error handler: every error answers `{ error }`; server-side failures are masked and logged. */
+/** The code of a client-error status Fastify or a plugin answered with; any other 4xx is a bad request. */
+const CLIENT_STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+}
+
+/**
+ * Request ids are random rather than Fastify's per-process counter: unique across restarts and
+ * processes, so a logged id names one request, and a client learns nothing about the server's traffic.
+ */
+export function newRequestId(): string {
+  return `req_${randomBytesPooled(8).toString('hex')}`
+}
+
+/**
+ * Every error answer: `{ error, code, request_id }` with the status of the code, and the same id in
+ * `x-request-id` (errors only: successful requests are not logged, so their id would name nothing).
+ */
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  code: ErrorCode,
+  message: string,
+): FastifyReply {
+  return reply
+    .code(ERROR_STATUS[code])
+    .header('x-request-id', request.id)
+    .send({ error: message, code, request_id: request.id })
+}
+
+/**
+ * Errors Fastify raises before a route is chosen (a malformed percent-encoding, a path parameter past
+ * the router's 1024 characters), which would otherwise bypass the error handler. Passed to Fastify as
+ * `frameworkErrors`.
+ */
+export function answerFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_BAD_URL')
+    sendError(request, reply, 'bad_request', 'the URL is not validly encoded')
+  else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    sendError(request, reply, 'bad_request', 'a path parameter is longer than 1024 characters')
+  else {
+    request.log.error({ err, reqId: request.id }, 'framework error')
+    sendError(request, reply, 'internal', `internal error (request id ${request.id})`)
+  }
+}
+
+/** The one error handler: every error answers `{ error, code, request_id }`; server-side failures are masked and logged. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError | StorageUnavailable, request, reply) => {
     if (err instanceof ApiError) {
-      return reply.code(err.status).headers(err.headers).send({ error: err.message })
+      reply.headers(err.headers)
+      return sendError(request, reply, err.code, err.message)
     }
     if (err instanceof StorageUnavailable) {
       // Locked by another process, restarting, full or read-only: nothing was written; retry shortly.
       request.log.warn({ reqId: request.id, reason: err.message }, 'storage unavailable')
-      return reply
-        .code(503)
-        .header('Retry-After', String(err.retryAfterSeconds))
-        .send({ error: 'storage is temporarily unavailable; retry shortly' })
+      reply.header('Retry-After', String(err.retryAfterSeconds))
+      return sendError(request, reply, 'unavailable', 'storage is temporarily unavailable; retry shortly')
     }
     if ('validation' in err && err.validation) {
-      return reply.code(400).send({ error: err.message })
+      return sendError(request, reply, 'bad_request', err.message)
     }
     const status = 'statusCode' in err && typeof err.statusCode === 'number' ? err.statusCode : 500
     if (status >= 400 && status < 500) {
       // Fastify's own client errors (bad JSON, body too large, wrong content type) are safe to show.
       const known = 'code' in err && typeof err.code === 'string' && SAFE_CLIENT_CODES.has(err.code)
       const message = err.message.startsWith('Body is not valid JSON') || known ? err.message : 'bad request'
-      return reply.code(status).send({ error: status === 413 ? 'request body is too large' : message })
+      const code = CLIENT_STATUS_CODES[status] ?? 'bad_request'
+      return sendError(
+        request,
+        reply,
+        code,
+        code === 'payload_too_large' ? 'request body is too large' : message,
+      )
     }
     request.log.error({ err, reqId: request.id }, 'unhandled error')
-    return reply.code(500).send({ error: `internal error (request id ${request.id})` })
+    return sendError(request, reply, 'internal', `internal error (request id ${request.id})`)
   })
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]
-    reply.code(404).send({ error: `no route for ${request.method} ${path}` })
+    sendError(request, reply, 'not_found', `no route for ${request.method} ${path}`)
   })
 }

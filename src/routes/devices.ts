@@ -1,20 +1,8 @@
-import { Type } from '@fastify/type-provider-typebox'
-import { Digits, errors, Strict } from '../schemas/common.js'
+import { errors } from '../schemas/common.js'
+import { Observations, ObservationsParams, ObservationsQuery } from '../schemas/devices.js'
 import { deviceObservations } from '../services/device-observations.js'
 import { digits } from '../util/query.js'
 import { type App, type RouteDeps, tenantCtx } from './types.js'
-
-const ObservationsParams = Strict({
-  deviceId: Type.String({
-    minLength: 1,
-    maxLength: 256,
-    description: 'raw fingerprint (device_id) or a resolved_id from a score response',
-  }),
-})
-
-const ObservationsQuery = Strict({
-  hours: Type.Optional(Digits('only the last N hours, 1-87600 (default: everything)')),
-})
 
 export function registerDeviceRoutes(app: App, deps: RouteDeps): void {
   app.get(
@@ -27,7 +15,7 @@ export function registerDeviceRoutes(app: App, deps: RouteDeps): void {
         tags: ['devices'],
         params: ObservationsParams,
         querystring: ObservationsQuery,
-        response: errors(400, 401, 429),
+        response: { 200: Observations, ...errors(400, 401, 429) },
       },
     },
     async (request) => {

@@ -1,22 +1,8 @@
-import { Type } from '@fastify/type-provider-typebox'
-import { Digits, errors, StrEnum, Strict } from '../schemas/common.js'
+import { errors } from '../schemas/common.js'
+import { EventsPage, EventsQuery, Stats, StatsQuery } from '../schemas/events.js'
 import { eventStats, listEvents } from '../services/events.js'
 import { digits } from '../util/query.js'
 import { type App, type RouteDeps, tenantCtx } from './types.js'
-
-const EventsQuery = Strict({
-  limit: Type.Optional(Digits('page size, at most 200 (default 50)')),
-  offset: Type.Optional(Digits('events to skip')),
-  verdict: Type.Optional(StrEnum(['allow', 'review', 'block'] as const)),
-  event: Type.Optional(Type.String({ maxLength: 64, description: 'only events with this name' })),
-  q: Type.Optional(
-    Type.String({ maxLength: 256, description: 'substring of a user id or device fingerprint' }),
-  ),
-})
-
-const StatsQuery = Strict({
-  window_hours: Type.Optional(Digits('rolling window in hours, 1-8760 (default 24)')),
-})
 
 export function registerEventRoutes(app: App, deps: RouteDeps): void {
   app.get(
@@ -26,7 +12,7 @@ export function registerEventRoutes(app: App, deps: RouteDeps): void {
         summary: 'Scored events, newest first (emailHash and emailDomain instead of a raw email)',
         tags: ['events'],
         querystring: EventsQuery,
-        response: errors(400, 401, 429),
+        response: { 200: EventsPage, ...errors(400, 401, 429) },
       },
     },
     async (request) => {
@@ -47,7 +33,7 @@ export function registerEventRoutes(app: App, deps: RouteDeps): void {
         summary: 'Totals and average score per verdict and the top reason codes over a rolling window',
         tags: ['events'],
         querystring: StatsQuery,
-        response: errors(400, 401, 429),
+        response: { 200: Stats, ...errors(400, 401, 429) },
       },
     },
     async (request) =>

@@ -1,6 +1,6 @@
-import { Type } from '@fastify/type-provider-typebox'
 import { parseIp } from '../intel/ip/normalize.js'
 import { errors, NoQuery } from '../schemas/common.js'
+import { IpView } from '../schemas/service.js'
 import type { App } from './types.js'
 
 export function registerIpRoutes(app: App): void {
@@ -15,7 +15,7 @@ export function registerIpRoutes(app: App): void {
         tags: ['service'],
         security: [],
         querystring: NoQuery,
-        response: { 200: Type.Object({ ip: Type.String(), version: Type.Integer() }), ...errors(400, 429) },
+        response: { 200: IpView, ...errors(400, 429) },
       },
     },
     async (request) => {

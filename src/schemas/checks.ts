@@ -1,7 +1,6 @@
 import { type TSchema, Type } from '@fastify/type-provider-typebox'
-import { Digits, StrEnum, Strict } from './common.js'
+import { Digits, Nullable, StrEnum, Strict } from './common.js'
 
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
 const open = { additionalProperties: true }
 
 export const EmailField = Type.String({ minLength: 3, maxLength: 320, description: 'email address' })
@@ -115,6 +114,12 @@ export const PhoneCheckResponse = Type.Object({
   warnings: Warnings,
 })
 
+/** A batch answers one check response per row, in the order of the rows. */
+const results = <T extends TSchema>(row: T) => Type.Object({ results: Type.Array(row) })
+export const EmailBatchResponse = results(EmailCheckResponse)
+export const IpBatchResponse = results(IpCheckResponse)
+export const PhoneBatchResponse = results(PhoneCheckResponse)
+
 export const EmailRow = Strict({ email: EmailField })
 export const IpRow = Strict({ ip: IpField })
 export const PhoneRow = Strict({ phone: PhoneField, country: Type.Optional(CountryField) })
@@ -142,17 +147,17 @@ export const LookupsQuery = Strict({
   kind: Type.Optional(StrEnum(['email', 'ip', 'phone'] as const, 'only this kind of check')),
 })
 
+export const LookupView = Type.Object({
+  id: Type.String(),
+  kind: Type.String(),
+  hint: Type.String({ description: 'masked identifier' }),
+  valueHash: Type.String({ description: 'keyed hash of the canonical identifier' }),
+  fraudScore: Type.Number(),
+  createdMs: Type.Integer(),
+})
+
 export const LookupsPage = Type.Object({
-  lookups: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      kind: Type.String(),
-      hint: Type.String({ description: 'masked identifier' }),
-      valueHash: Type.String({ description: 'keyed hash of the canonical identifier' }),
-      fraudScore: Type.Number(),
-      createdMs: Type.Integer(),
-    }),
-  ),
+  lookups: Type.Array(LookupView),
   total: Type.Integer(),
   limit: Type.Integer(),
   offset: Type.Integer(),

@@ -1,6 +1,18 @@
 import { type TSchema, Type } from '@fastify/type-provider-typebox'
+import { ERROR_CODES } from '../errors.js'
 
-export const ErrorBody = Type.Object({ error: Type.String() }, { description: 'Error' })
+/** Every error answer: the message, its closed code and the id the server log files it under. */
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'human-readable message; names the field at fault' }),
+    code: StrEnum(ERROR_CODES, 'machine-readable error code; branch on this, not on the message'),
+    request_id: Type.String({ description: 'id of this request in the server log; quote it when reporting' }),
+  },
+  { description: 'Error' },
+)
+
+/** A value that may be JSON null. */
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
 
 /** A query or path value the interface types as a string of digits. */
 export const Digits = (description: string) => Type.String({ pattern: '^\\d+$', maxLength: 12, description })

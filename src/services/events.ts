@@ -30,19 +30,16 @@ export async function listEvents(ctx: TenantCtx, filter: EventFilter) {
   return { events: events.map(eventView), total, limit: filter.limit, offset: filter.offset }
 }
 
-const VERDICTS = ['allow', 'review', 'block'] as const
-
 /** Totals and average score per verdict and the top reason codes over a rolling window ending now. */
 export async function eventStats(ctx: TenantCtx, windowHours: number) {
   const to = ctx.clock.now()
   const from = to - windowHours * 3600_000
   const s = await ctx.store.events.stats(ctx.tenant.id, from, to)
-  const verdicts = Object.fromEntries(
-    VERDICTS.map((v) => {
-      const row = s.verdicts.find((x) => x.verdict === v)
-      return [v, { count: row?.count ?? 0, avgScore: row ? Math.round(row.avgScore * 100) / 100 : null }]
-    }),
-  )
+  const of = (v: 'allow' | 'review' | 'block') => {
+    const row = s.verdicts.find((x) => x.verdict === v)
+    return { count: row?.count ?? 0, avgScore: row ? Math.round(row.avgScore * 100) / 100 : null }
+  }
+  const verdicts = { allow: of('allow'), review: of('review'), block: of('block') }
   const total = s.verdicts.reduce((n, v) => n + v.count, 0)
   const sum = s.verdicts.reduce((n, v) => n + v.count * v.avgScore, 0)
   return {

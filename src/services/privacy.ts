@@ -1,6 +1,6 @@
 import { badRequest } from '../errors.js'
 import { parseIp } from '../intel/ip/normalize.js'
-import type { SubjectKeys } from '../store/privacy.js'
+import type { ErasedCounts, SubjectKeys } from '../store/privacy.js'
 import type { EntityKind } from '../util/secrets.js'
 import { lookupView } from './checks.js'
 import type { TenantCtx } from './context.js'
@@ -95,27 +95,28 @@ export async function exportSubject(ctx: Ctx, body: SubjectBody) {
     },
     events: x.events.map(eventView),
     lookups: x.lookups.map(lookupView),
+    // Rows read by column name: the column types are those of the migrations.
     list_entries: x.listEntries.map((e) => ({
       id: String(e['id']),
-      list: e['list'],
-      type: e['type'],
-      hint: e['hint'],
+      list: e['list'] as string,
+      type: e['type'] as string,
+      hint: e['hint'] as string,
       createdMs: Number(e['created_ms']),
     })),
     device_observations: x.observations.map((o) => ({
-      eventId: o['event_id'],
+      eventId: o['event_id'] as string,
       createdMs: Number(o['created_ms']),
-      deviceId: o['device_id'],
-      resolvedId: o['resolved_id'],
+      deviceId: o['device_id'] as string | null,
+      resolvedId: o['resolved_id'] as string,
       rung: Number(o['rung']),
-      ipPrefix: o['ip_prefix'],
+      ipPrefix: o['ip_prefix'] as string | null,
       asn: o['asn'] === null ? null : Number(o['asn']),
-      country: o['country'],
-      connectionType: o['connection_type'],
-      verdict: o['verdict'],
+      country: o['country'] as string | null,
+      connectionType: o['connection_type'] as string | null,
+      verdict: o['verdict'] as string,
     })),
     devices: x.devices.map((d) => ({
-      resolvedId: d['resolved_id'],
+      resolvedId: d['resolved_id'] as string,
       firstSeenMs: Number(d['first_seen_ms']),
       lastSeenMs: Number(d['last_seen_ms']),
       observations: Number(d['observations']),
@@ -145,7 +146,7 @@ export async function forgetSubject(ctx: Ctx, body: SubjectBody) {
     // Each further reading of a national phone number; rows already deleted are not counted twice.
     for (const phoneHash of otherPhoneHashes) {
       const more = yield* store.privacy.erase(tenant.id, { phoneHash })
-      for (const [k, n] of Object.entries(more)) counts[k] = (counts[k] ?? 0) + n
+      for (const k of Object.keys(more) as (keyof ErasedCounts)[]) counts[k] += more[k]
     }
     yield* store.privacy.addSuppressions(
       tenant.id,

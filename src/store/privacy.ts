@@ -51,6 +51,15 @@ const toLabel = (r: LabelRow): LabelRecord => ({
   createdMs: Number(r.created_ms),
 })
 
+/** Rows one erasure deleted, per table. */
+export interface ErasedCounts {
+  events: number
+  lookups: number
+  listEntries: number
+  labels: number
+  observations: number
+}
+
 /** The identifiers of one data subject, in their stored forms. */
 export interface SubjectKeys {
   emailHash?: string
@@ -223,7 +232,7 @@ export class PrivacyStore {
   }
 
   /** Deletes every row of the tenant that holds one of the identifiers; returns counts per kind. */
-  *erase(tenantId: string, keys: SubjectKeys): Work<Record<string, number>> {
+  *erase(tenantId: string, keys: SubjectKeys): Work<ErasedCounts> {
     const lb = this.labelMatcher(keys)
     const labels = yield* q.run(`DELETE FROM labels WHERE tenant_id = ? AND ${lb.where}`, [
       tenantId,

@@ -258,7 +258,11 @@ describe('abuse traps', () => {
       for (const url of ['/.env', '/wp-login.php']) {
         const res = await h.app.inject({ url, headers, remoteAddress: ip })
         expect(res.statusCode, JSON.stringify(headers)).toBe(404)
-        expect(res.json()).toEqual({ error: `no route for GET ${url}` })
+        expect(res.json()).toEqual({
+          error: `no route for GET ${url}`,
+          code: 'not_found',
+          request_id: expect.any(String),
+        })
       }
     }
     expect(await honeypot(ip)).toBe(0)
@@ -285,7 +289,11 @@ describe('abuse traps', () => {
     for (const url of paths) {
       const res = await h.app.inject({ url, remoteAddress: '198.51.100.70' })
       expect(res.statusCode).toBe(404)
-      expect(res.json()).toEqual({ error: `no route for GET ${url}` })
+      expect(res.json()).toEqual({
+        error: `no route for GET ${url}`,
+        code: 'not_found',
+        request_id: expect.any(String),
+      })
     }
     expect(await honeypot('198.51.100.70')).toBe(5)
     // Another address has its own budget; IPv6 addresses of one /64 share one.

@@ -126,7 +126,8 @@ describe('security matrix', () => {
       for (const [label, headers] of variants) {
         const res = await request(route, headers, CASES[route]!, from)
         expect(res.statusCode, `${route} with ${label}`).toBe(401)
-        expect(Object.keys(res.json()), `${route} with ${label}`).toEqual(['error'])
+        expect(Object.keys(res.json()), `${route} with ${label}`).toEqual(['error', 'code', 'request_id'])
+        expect(res.json().code, `${route} with ${label}`).toBe('unauthorized')
       }
       // The key that replaced the rotated one works.
       const ok = await request(route, { authorization: `Bearer ${fresh.apiKey}` }, CASES[route]!, from)

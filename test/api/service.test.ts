@@ -88,7 +88,8 @@ describe('service routes', () => {
       payload: '{"weights":',
     })
     expect(badJson.statusCode).toBe(400)
-    expect(Object.keys(badJson.json())).toEqual(['error'])
+    expect(Object.keys(badJson.json())).toEqual(['error', 'code', 'request_id'])
+    expect(badJson.json().code).toBe('bad_request')
     const text = await h.app.inject({
       method: 'PUT',
       url: '/v1/config',
@@ -104,7 +105,11 @@ describe('service routes', () => {
       payload: { list: 'block', type: 'user', value: 'x'.repeat(4000) },
     })
     expect(big.statusCode).toBe(413)
-    expect(big.json()).toEqual({ error: 'request body is too large' })
+    expect(big.json()).toEqual({
+      error: 'request body is too large',
+      code: 'payload_too_large',
+      request_id: expect.any(String),
+    })
     const noBody = await h.app.inject({ method: 'PUT', url: '/v1/config', headers: t.headers })
     expect(noBody.statusCode).toBe(400)
   })

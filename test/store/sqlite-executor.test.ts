@@ -41,6 +41,11 @@ describe('SQLite executor: another process holds the write lock', () => {
       expect(order).toEqual(['health', 'score'])
       expect(scored.statusCode, scored.body).toBe(503)
       expect(scored.headers['retry-after']).toMatch(/^\d+$/)
+      expect(scored.json()).toEqual({
+        error: 'storage is temporarily unavailable; retry shortly',
+        code: 'unavailable',
+        request_id: scored.headers['x-request-id'],
+      })
       expect(checked.json()).toMatchObject({
         status: 'degraded',
         database: { engine: 'sqlite', reachable: false },

@@ -1,0 +1,77 @@
+import { Type } from '@fastify/type-provider-typebox'
+import { Digits, Nullable, StrEnum, Strict } from './common.js'
+
+export const EventsQuery = Strict({
+  limit: Type.Optional(Digits('page size, at most 200 (default 50)')),
+  offset: Type.Optional(Digits('events to skip')),
+  verdict: Type.Optional(StrEnum(['allow', 'review', 'block'] as const)),
+  event: Type.Optional(Type.String({ maxLength: 64, description: 'only events with this name' })),
+  q: Type.Optional(
+    Type.String({ maxLength: 256, description: 'substring of a user id or device fingerprint' }),
+  ),
+})
+
+export const StatsQuery = Strict({
+  window_hours: Type.Optional(Digits('rolling window in hours, 1-8760 (default 24)')),
+})
+
+/**
+ * A fired check as it was recorded at scoring time. Open: a row keeps whatever the engine of its day
+ * wrote, and a listing must not drop any of it.
+ */
+const RecordedCheck = Type.Object(
+  {
+    check: Type.String(),
+    key: Type.Optional(Type.String()),
+    weight: Type.Number(),
+    reason: Type.String(),
+    message: Type.String(),
+    evidence: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  { additionalProperties: true },
+)
+
+/** A stored event as listings and subject exports show it: hashes and coarse attributes, never a raw email. */
+export const EventView = Type.Object({
+  id: Type.String(),
+  createdMs: Type.Integer(),
+  event: Type.String(),
+  userId: Nullable(Type.String()),
+  deviceId: Nullable(Type.String({ description: 'raw fingerprint as sent' })),
+  resolvedDeviceId: Nullable(Type.String()),
+  emailHash: Nullable(Type.String({ description: 'keyed hash of the canonical mailbox' })),
+  emailDomain: Nullable(Type.String()),
+  ipPrefix: Nullable(Type.String({ description: 'the /24 (IPv4) or /48 (IPv6), never the address' })),
+  asn: Nullable(Type.Integer()),
+  ipCountry: Nullable(Type.String()),
+  phoneHash: Nullable(Type.String()),
+  phoneCountry: Nullable(Type.String()),
+  score: Type.Number(),
+  verdict: Type.String(),
+  reasons: Type.Array(Type.String()),
+  checks: Type.Array(RecordedCheck),
+})
+
+export const EventsPage = Type.Object({
+  events: Type.Array(EventView),
+  total: Type.Integer({ description: 'events matching the filter' }),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+})
+
+const VerdictStats = Type.Object({
+  count: Type.Integer(),
+  avgScore: Nullable(Type.Number({ description: 'null when no event had this verdict' })),
+})
+
+export const Stats = Type.Object({
+  windowHours: Type.Integer(),
+  fromMs: Type.Integer(),
+  toMs: Type.Integer(),
+  total: Type.Integer(),
+  avgScore: Nullable(Type.Number()),
+  verdicts: Type.Object({ allow: VerdictStats, review: VerdictStats, block: VerdictStats }),
+  topReasons: Type.Array(Type.Object({ reason: Type.String(), count: Type.Integer() }), {
+    description: 'at most 10, most frequent first',
+  }),
+})

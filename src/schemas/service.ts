@@ -1,0 +1,40 @@
+import { Type } from '@fastify/type-provider-typebox'
+import { Nullable } from './common.js'
+
+const AiStatus = Type.Object(
+  {
+    configured: Type.Boolean(),
+    provider: Nullable(Type.String()),
+    model: Nullable(Type.String()),
+    deadlineMs: Type.Integer(),
+    recentFailures: Type.Integer({ description: 'provider failures in the last 10 minutes' }),
+    lastFailure: Nullable(Type.String()),
+  },
+  { additionalProperties: true },
+)
+
+export const Health = Type.Object(
+  {
+    status: Type.String({ description: '`ok`, or `degraded` when the database is unreachable' }),
+    version: Type.String(),
+    time: Type.Integer({ description: 'server clock, ms' }),
+    database: Type.Object({ engine: Type.String(), reachable: Type.Boolean() }),
+    ai: AiStatus,
+    sources: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        kind: Type.String(),
+        loaded: Type.Boolean(),
+        entries: Nullable(Type.Integer()),
+        dataDate: Nullable(Type.String()),
+        attribution: Nullable(Type.String()),
+      }),
+    ),
+  },
+  { additionalProperties: true },
+)
+
+export const IpView = Type.Object({
+  ip: Type.String(),
+  version: Type.Integer({ description: '4 or 6 (0 when the address could not be parsed)' }),
+})
