@@ -77,6 +77,12 @@ let cached: Promise<Fingerprint> | null = null
 
 /** Computed once per page: the same page cannot change device, and watch mode re-sends it. */
 export function fingerprint(): Promise<Fingerprint> {
-  if (!cached) cached = compute()
+  if (!cached) {
+    cached = compute().catch((err) => {
+      // An unexpected failure is not remembered: the next collect() tries again.
+      cached = null
+      throw err
+    })
+  }
   return cached
 }
