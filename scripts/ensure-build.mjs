@@ -1,4 +1,5 @@
-// Builds dist/ with tsc when any TypeScript source is newer than the last build.
+// Builds dist/ with tsc when any TypeScript source is newer than the last build, and the browser beacon
+// (dist/beacon, served by the server at run time) when its sources are newer than its last build.
 // Lets `npm start` and `npx verdict` work on a fresh clone without a separate build step.
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
@@ -38,4 +39,21 @@ if (sources > built) {
     },
   )
   writeFileSync(stamp, String(sources))
+}
+
+// The beacon has its own stamp: its sources are beacon/src plus the shared wire contract in src/beacon.
+const beaconStamp = join(root, 'dist', 'beacon', '.source-stamp')
+const beaconBuilt = existsSync(beaconStamp) ? Number(readFileSync(beaconStamp, 'utf8')) : 0
+const beaconSources = Math.max(
+  newest(join(root, 'beacon')),
+  newest(join(root, 'src', 'beacon')),
+  statSync(join(root, 'scripts', 'build-beacon.mjs')).mtimeMs,
+  statSync(join(root, 'package.json')).mtimeMs,
+)
+if (beaconSources > beaconBuilt || !existsSync(join(root, 'dist', 'beacon', 'manifest.json'))) {
+  execFileSync(process.execPath, [join(root, 'scripts', 'build-beacon.mjs')], {
+    stdio: ['ignore', process.stderr, process.stderr],
+    cwd: root,
+  })
+  writeFileSync(beaconStamp, String(beaconSources))
 }

@@ -1,0 +1,92 @@
+import {
+  BEACON_KEY_HEADER,
+  type BeaconBody,
+  type BeaconDevice,
+  type BeaconReply,
+} from '../../src/beacon/contract.js'
+import { fingerprint } from './fingerprint.js'
+
+export interface CollectOptions {
+  /** Publishable key (`pk_…`): the only kind allowed in a page. */
+  key: string
+  /** Verdict's origin; defaults to the origin the script was loaded from. */
+  endpoint?: string
+}
+
+export interface WatchOptions extends CollectOptions {
+  /** Milliseconds between beacons while the page is visible (default 60000). */
+  interval?: number
+  /** Called with each beacon's answer. */
+  onBeacon?: (result: CollectResult) => void
+}
+
+export type CollectResult = BeaconDevice & { device_id: string; visit_id: string }
+
+export interface VerdictApi {
+  collect(options: CollectOptions): Promise<CollectResult>
+  watch(options: WatchOptions): () => void
+}
+
+export function makeApi(defaultEndpoint: string): VerdictApi {
+  async function collect(options: CollectOptions): Promise<CollectResult> {
+    if (!options || typeof options.key !== 'string' || !options.key.startsWith('pk_')) {
+      // A secret key in a page would be readable by anyone: refuse it before it is sent anywhere.
+      throw new TypeError('Verdict: a publishable key (pk_…) is required')
+    }
+    const fp = await fingerprint()
+    const body: BeaconBody = { device_id: fp.device_id, device: fp.device }
+    const base = (options.endpoint || defaultEndpoint).replace(/\/+$/, '')
+    const res = await fetch(`${base}/v1/beacon`, {
+      method: 'POST',
+      mode: 'cors',
+      credentials: 'omit',
+      cache: 'no-store',
+      headers: { 'content-type': 'application/json', [BEACON_KEY_HEADER]: options.key },
+      body: JSON.stringify(body),
+    })
+    if (!res.ok) throw new Error(`Verdict: beacon refused (HTTP ${res.status})`)
+    const reply = (await res.json()) as Partial<BeaconReply>
+    if (typeof reply.visit_id !== 'string') throw new Error('Verdict: malformed beacon reply')
+    return {
+      device_id: typeof reply.device_id === 'string' ? reply.device_id : fp.device_id,
+      visit_id: reply.visit_id,
+      ...fp.device,
+    }
+  }
+
+  function watch(options: WatchOptions): () => void {
+    const interval = Math.max(100, Number(options.interval) || 60000)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let last = 0
+    let stopped = false
+    const hidden = () => document.visibilityState === 'hidden'
+    const schedule = (ms: number) => {
+      clearTimeout(timer)
+      timer = setTimeout(tick, ms)
+    }
+    function tick() {
+      if (stopped || hidden()) return
+      last = Date.now()
+      collect(options)
+        .then((result) => options.onBeacon?.(result))
+        .catch(() => {
+          // A failed beacon is retried at the next interval; watch mode never throws into the page.
+        })
+      schedule(interval)
+    }
+    function onVisibility() {
+      if (stopped) return
+      if (hidden()) clearTimeout(timer)
+      else schedule(Math.max(0, last + interval - Date.now()))
+    }
+    document.addEventListener('visibilitychange', onVisibility)
+    tick()
+    return () => {
+      stopped = true
+      clearTimeout(timer)
+      document.removeEventListener('visibilitychange', onVisibility)
+    }
+  }
+
+  return { collect, watch }
+}

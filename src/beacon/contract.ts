@@ -1,0 +1,50 @@
+/**
+ * The wire contract of the browser beacon (`POST /v1/beacon`), shared by the browser library under beacon/
+ * and the server. Pure data: no Node or DOM imports, so both sides can import it.
+ */
+
+/** Integrity flags the beacon reports, one per request flag of the spec's `device` object. */
+export const BEACON_FLAGS = [
+  'is_headless',
+  'ua_consistent',
+  'is_emulated',
+  'is_noise_injected',
+  'is_tampered',
+  'is_context_mismatch',
+  'is_engine_mismatch',
+  'is_os_mismatch',
+] as const
+
+export type BeaconFlag = (typeof BEACON_FLAGS)[number]
+
+export type AntidetectConfidence = 'low' | 'medium' | 'high'
+
+/** The `device` object of a beacon: exactly the flags plus the antidetect verdict, nothing raw. */
+export type BeaconDevice = Record<BeaconFlag, boolean> & {
+  antidetect_score: number
+  antidetect_confidence: AntidetectConfidence
+}
+
+/** Keys of the `device` object, in the order the library writes them. */
+export const BEACON_DEVICE_KEYS = [...BEACON_FLAGS, 'antidetect_score', 'antidetect_confidence'] as const
+
+/** The JSON body of `POST /v1/beacon`: the fingerprint hash and the integrity results, nothing else. */
+export interface BeaconBody {
+  device_id: string
+  device: BeaconDevice
+}
+
+/** Top-level keys of the body. */
+export const BEACON_BODY_KEYS = ['device_id', 'device'] as const
+
+/** What the server answers (200): the page hands both to its backend. */
+export interface BeaconReply {
+  device_id: string
+  visit_id: string
+}
+
+/** `device_id` is SHA-256 as lower-case hex. */
+export const DEVICE_ID_PATTERN = /^[0-9a-f]{64}$/
+
+/** Header carrying the publishable key. */
+export const BEACON_KEY_HEADER = 'x-api-key'

@@ -1,0 +1,72 @@
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type BeaconBackend, startCaptureBackend } from '../helpers/beacon-backend.js'
+import {
+  browserAvailable,
+  launchBrowser,
+  openPage,
+  type Site,
+  setVisibility,
+  startSite,
+  waitUntil,
+} from '../helpers/browser.js'
+import { classicPage } from './pages.js'
+
+const hasBrowser = browserAvailable()
+const INTERVAL = 300
+
+/** The beacon count once it stayed the same for a whole interval. */
+async function settled(page: Page, count: () => number): Promise<number> {
+  for (;;) {
+    const n = count()
+    await page.waitForTimeout(INTERVAL)
+    if (count() === n) return n
+  }
+}
+
+describe.skipIf(!hasBrowser)('beacon: watch mode in a real browser', () => {
+  let browser: Browser
+  let backend: BeaconBackend
+  let site: Site
+
+  beforeAll(async () => {
+    backend = await startCaptureBackend()
+    site = await startSite({ '/': classicPage(backend) })
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await site?.close()
+    await backend?.close()
+  })
+
+  it('re-beacons at the interval while visible, stops while hidden, resumes, and stops for good', async () => {
+    const { context, page } = await openPage(browser, site.url('/'))
+    await page.waitForFunction(`typeof window.Verdict === 'object'`)
+    const count = () => backend.beacons.length
+    const start = count()
+    await page.evaluate(
+      `window.stopWatch = Verdict.watch({ key: ${JSON.stringify(backend.key)}, interval: ${INTERVAL}, onBeacon: (r) => { window.lastVisit = r.visit_id } })`,
+    )
+    await waitUntil(count, (n) => n >= start + 3, 'three watch beacons')
+    const ids = new Set(backend.beacons.slice(start).map((b) => (b.body as { device_id: string }).device_id))
+    expect(ids.size).toBe(1)
+    expect(await page.evaluate('window.lastVisit')).toMatch(/^vis_/)
+
+    await setVisibility(page, 'hidden')
+    // A beacon already in flight when the page hid may still land: settle, then watch several intervals pass.
+    const whileHidden = await settled(page, count)
+    await page.waitForTimeout(INTERVAL * 4)
+    expect(count()).toBe(whileHidden)
+
+    await setVisibility(page, 'visible')
+    await waitUntil(count, (n) => n >= whileHidden + 2, 'watch beacons after the page is visible again')
+
+    await page.evaluate('window.stopWatch()')
+    const stopped = await settled(page, count)
+    await page.waitForTimeout(INTERVAL * 4)
+    expect(count()).toBe(stopped)
+    console.log(`watch mode: ${count() - start} beacons at a ${INTERVAL} ms interval`)
+    await context.close()
+  })
+})
