@@ -29,9 +29,10 @@ import { registerScoreRoutes } from './routes/score.js'
 import { registerTrapRoutes } from './routes/traps.js'
 import type { App, RegisteredRoute } from './routes/types.js'
 import { AuthThrottle } from './services/auth-throttle.js'
+import { type ClusterStatus, singleNode } from './services/cluster.js'
 import { GroupWriter } from './services/group-writer.js'
 import { AsnRates } from './services/network.js'
-import { RateLimiter } from './services/rate-limiter.js'
+import { type Limiter, RateLimiter } from './services/rate-limiter.js'
 import { TrapRecorder } from './services/traps.js'
 import type { Store } from './store/index.js'
 import type { Clock } from './util/clock.js'
@@ -75,6 +76,10 @@ export interface AppOptions {
   explainer?: Explainer
   /** The in-memory ASN rates the scoring path reads; the `asn-rates` job refreshes them (src/jobs/). */
   asnRates?: AsnRates
+  /** Request limits; default: this process's memory. With Redis, shared by the nodes (src/redis/). */
+  limiter?: Limiter
+  /** How this node shares state, for health; default: one process on its own. */
+  cluster?: ClusterStatus
 }
 
 /**
@@ -115,6 +120,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     asnRates: opts.asnRates ?? new AsnRates(),
     explainer: opts.explainer ?? createExplainer(AI_OFF),
     traps: new TrapRecorder({ store: opts.store, clock: opts.clock, hasher: opts.hasher }),
+    cluster: opts.cluster ?? singleNode('local'),
   }
 
   // Every /v1 route needs a key unless it says otherwise. The table of routes feeds the security tests.
@@ -131,7 +137,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   registerGuard(app, {
     store: opts.store,
     clock: opts.clock,
-    limiter: new RateLimiter(),
+    limiter: opts.limiter ?? new RateLimiter(),
     keylessRateLimit: opts.keylessRateLimit ?? envDefault('VERDICT_KEYLESS_RATE_LIMIT'),
     throttle: new AuthThrottle(opts.authFailureLimit),
   })

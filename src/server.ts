@@ -3,13 +3,17 @@ import { buildApp } from './app.js'
 import { loadSettings } from './config/settings.js'
 import { loadIntel } from './intel/index.js'
 import { backgroundJobs, Scheduler } from './jobs/index.js'
+import { storeLease } from './jobs/lease.js'
+import { SharedRedis } from './redis/connection.js'
+import { RedisLimiter } from './redis/limiter.js'
+import { redisNodes, singleNode } from './services/cluster.js'
 import { AsnRates } from './services/network.js'
 import { withStartupLock } from './services/startup-lock.js'
 import { bootstrapDefaultTenant } from './services/tenants.js'
 import { openStore } from './store/index.js'
 import { resolveSecret } from './store/secret.js'
 import { systemClock } from './util/clock.js'
-import { Hasher } from './util/secrets.js'
+import { Hasher, randomToken } from './util/secrets.js'
 import { packageVersion } from './version.js'
 
 async function main(): Promise<void> {
@@ -30,7 +34,16 @@ async function main(): Promise<void> {
     },
   })
   const asnRates = new AsnRates()
+  // Several nodes: limits shared through Redis when configured; job leases live in the database.
+  const node = randomToken(8).toLowerCase()
+  const { redisUrl, redisPrefix, nodes, leaseTtlMs } = settings.cluster
+  const redis = redisUrl ? new SharedRedis(redisUrl, redisPrefix) : null
+  let held: () => string[] = () => []
+  const jobsHeld = () => held()
   const app = await buildApp({
+    ...(redis
+      ? { limiter: new RedisLimiter(redis, nodes), cluster: redisNodes(node, redis, jobsHeld) }
+      : { cluster: singleNode(node, jobsHeld) }),
     intel,
     explainer: createExplainer(settings.ai, { now: () => clock.now() }),
     store,
@@ -44,14 +57,24 @@ async function main(): Promise<void> {
     asnRates,
   })
   // The only place background jobs start (src/jobs/).
-  const jobs = new Scheduler(backgroundJobs({ feedsReloadMs: settings.feeds.reloadMs }), {
-    store,
-    clock,
-    intel,
-    asnRates,
-    log: app.log,
-  })
+  const jobs = new Scheduler(
+    backgroundJobs({ feedsReloadMs: settings.feeds.reloadMs }),
+    {
+      store,
+      clock,
+      intel,
+      asnRates,
+      log: app.log,
+    },
+    { lease: storeLease(store.leases, node, () => clock.now()), leaseTtlMs },
+  )
+  held = () => jobs.held
   jobs.start()
+  if (!redis && settings.storage.kind === 'postgres')
+    app.log.warn(
+      { node },
+      'REDIS_URL is not set: rate limits are counted per process (caches are still invalidated on every node through PostgreSQL)',
+    )
   const created = await withStartupLock(settings.storage, () => bootstrapDefaultTenant(store, clock))
   if (created) {
     app.log.info(
@@ -72,6 +95,7 @@ async function main(): Promise<void> {
     try {
       await Promise.all([app.close(), jobs.stop()])
       await store.close()
+      await redis?.close()
       process.exit(0)
     } catch (err) {
       app.log.error({ err }, 'shutdown failed')

@@ -68,6 +68,29 @@ export const EnvSchema = Type.Object({
     description: 'log level',
   }),
   VERDICT_SHUTDOWN_MS: int(0, 10_000, 'how long SIGTERM/SIGINT waits for running requests'),
+  REDIS_URL: unset(
+    'redis:// URL of the Redis shared by several nodes (rate limits); unset: limits per process',
+    {
+      allowed: 'a redis:// or rediss:// URL',
+    },
+  ),
+  VERDICT_REDIS_PREFIX: Type.String({
+    pattern: '^[A-Za-z0-9_.-]{1,64}$',
+    allowed: 'letters, digits, _ . - (at most 64)',
+    default: 'verdict',
+    description: 'prefix of every Redis key, so deployments sharing one Redis stay apart',
+  }),
+  VERDICT_NODES: int(1, 1, 'nodes behind the load balancer; while Redis is down each enforces limit / nodes'),
+  VERDICT_LEASE_TTL_MS: int(
+    1000,
+    30_000,
+    "lifetime of a background-job lease; another node takes a dead holder's jobs after it",
+  ),
+  VERDICT_RETENTION_DAYS: int(
+    1,
+    400,
+    'events, observations, lookups and trap hits older than this are deleted',
+  ),
   VERDICT_BODY_LIMIT_BYTES: int(1024, 5 * 1024 * 1024, 'largest request body accepted'),
   VERDICT_KEYLESS_RATE_LIMIT: int(1, 60, 'requests per minute per client IP on routes usable without a key'),
   VERDICT_DNS_SERVERS: Type.Optional(

@@ -44,6 +44,17 @@ export interface Settings {
     reloadMs: number
   }
   ai: AiConfig
+  cluster: {
+    /** Redis shared by the nodes; undefined: limits are per process. */
+    redisUrl: string | undefined
+    redisPrefix: string
+    /** Nodes behind the load balancer: while Redis is down each enforces its share of a limit. */
+    nodes: number
+    /** Lifetime of a background-job lease (renewed every third of it by its holder). */
+    leaseTtlMs: number
+  }
+  /** Days of events, observations, lookups and trap hits kept. */
+  retentionDays: number
 }
 
 /** Below this, a weak secret could be guessed offline from a leaked hash and a known input. */
@@ -104,6 +115,8 @@ export function loadSettings(env: Env = process.env): Settings {
   }
   const trustProxy = checked(() => parseTrustProxy(v.TRUST_PROXY))
   const secret = checked(() => parseSecret(v.VERDICT_SECRET))
+  if (v.REDIS_URL !== undefined && !/^rediss?:\/\/\S+$/i.test(v.REDIS_URL))
+    problems.push(`REDIS_URL must be a redis:// or rediss:// URL, got "${v.REDIS_URL}"`)
   if (problems.length > 0 || trustProxy === undefined) throw new Error(problems.join('; '))
   const urls = {} as FeedUrls
   for (const name of FEED_NAMES)
@@ -137,5 +150,12 @@ export function loadSettings(env: Env = process.env): Settings {
       deadlineMs: v.VERDICT_AI_DEADLINE_MS,
       cacheSize: v.VERDICT_AI_CACHE_SIZE,
     }),
+    cluster: {
+      redisUrl: v.REDIS_URL,
+      redisPrefix: v.VERDICT_REDIS_PREFIX,
+      nodes: v.VERDICT_NODES,
+      leaseTtlMs: v.VERDICT_LEASE_TTL_MS,
+    },
+    retentionDays: v.VERDICT_RETENTION_DAYS,
   }
 }

@@ -5,3 +5,22 @@ export const localLease: JobLease = {
   acquire: async () => true,
   release: async () => {},
 }
+
+/**
+ * Several processes on one database: the lease is a row in `job_leases` (store/leases.ts), taken when
+ * free or expired and renewed by its holder. A holder that dies stops renewing; another process takes
+ * the job over once the lease expires.
+ */
+export function storeLease(
+  leases: {
+    acquire(name: string, holder: string, nowMs: number, ttlMs: number): Promise<boolean>
+    release(name: string, holder: string): Promise<void>
+  },
+  holder: string,
+  now: () => number,
+): JobLease {
+  return {
+    acquire: (name, ttlMs) => leases.acquire(name, holder, now(), ttlMs),
+    release: (name) => leases.release(name, holder),
+  }
+}

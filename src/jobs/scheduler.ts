@@ -2,10 +2,19 @@ import { localLease } from './lease.js'
 import type { Job, JobContext, JobLease } from './types.js'
 
 /**
- * How long a `cluster` job's lease is asked for: two intervals, renewed at every run, so a live holder
- * keeps it and another process takes over within two intervals of the holder's death.
+ * How long a `cluster` job's lease is asked for without a heartbeat: two intervals, renewed at every run,
+ * so a live holder keeps it and another process takes over within two intervals of the holder's death.
  */
 export const leaseTtlMs = (job: Job): number => 2 * job.intervalMs
+
+export interface SchedulerOptions {
+  lease?: JobLease
+  /**
+   * With a shared lease: a fixed lease lifetime, renewed by a heartbeat every third of it, so that another
+   * process takes a dead holder's jobs over within this time however long the jobs' intervals are.
+   */
+  leaseTtlMs?: number
+}
 
 interface JobState {
   job: Job
@@ -25,16 +34,45 @@ export class Scheduler {
   readonly #states = new Map<string, JobState>()
   readonly #ctx: JobContext
   readonly #lease: JobLease
+  readonly #ttl: number | undefined
+  #heartbeat: NodeJS.Timeout | null = null
+  #beating: Promise<void> | null = null
   #started = false
   #stopped = false
 
-  constructor(jobs: readonly Job[], ctx: JobContext, options: { lease?: JobLease } = {}) {
+  constructor(jobs: readonly Job[], ctx: JobContext, options: SchedulerOptions = {}) {
     for (const job of jobs) {
       if (this.#states.has(job.name)) throw new Error(`two background jobs are named "${job.name}"`)
       this.#states.set(job.name, { job, timers: [], running: null, held: false })
     }
     this.#ctx = ctx
     this.#lease = options.lease ?? localLease
+    this.#ttl = options.leaseTtlMs
+  }
+
+  /** The `cluster` jobs this process holds the lease of (health shows them). */
+  get held(): string[] {
+    return [...this.#states.values()].filter((s) => s.held).map((s) => s.job.name)
+  }
+
+  #ttlOf(job: Job): number {
+    return this.#ttl ?? leaseTtlMs(job)
+  }
+
+  /** Renews (or takes) the lease of every cluster job that is not running right now. */
+  async #beat(): Promise<void> {
+    for (const state of this.#states.values()) {
+      if (state.job.scope !== 'cluster' || state.running || this.#stopped) continue
+      try {
+        state.held = await this.#lease.acquire(state.job.name, this.#ttlOf(state.job))
+      } catch (err) {
+        state.held = false
+        this.#ctx.log.warn(
+          { job: state.job.name, err },
+          `background job ${state.job.name}: lease renewal failed`,
+        )
+      }
+    }
   }
 
   /** The declared jobs, in declaration order. */
@@ -45,6 +83,17 @@ export class Scheduler {
   start(): void {
     if (this.#started || this.#stopped) return
     this.#started = true
+    if (this.#ttl !== undefined) {
+      const beat = () => {
+        if (this.#beating) return
+        this.#beating = this.#beat().finally(() => {
+          this.#beating = null
+        })
+      }
+      beat()
+      this.#heartbeat = setInterval(beat, Math.max(100, Math.floor(this.#ttl / 3)))
+      this.#heartbeat.unref()
+    }
     for (const state of this.#states.values()) {
       const tick = () => {
         this.#run(state).catch((err: unknown) => {
@@ -81,6 +130,8 @@ export class Scheduler {
   /** No further runs; resolves once the runs in progress have finished and held leases are released. */
   async stop(): Promise<void> {
     this.#stopped = true
+    if (this.#heartbeat) clearInterval(this.#heartbeat)
+    await this.#beating
     for (const state of this.#states.values()) {
       for (const t of state.timers) clearTimeout(t)
       state.timers = []
@@ -105,7 +156,7 @@ export class Scheduler {
     const run = (async () => {
       const { job } = state
       if (job.scope === 'cluster') {
-        state.held = await this.#lease.acquire(job.name, leaseTtlMs(job))
+        state.held = await this.#lease.acquire(job.name, this.#ttlOf(job))
         if (!state.held) return false
       }
       await job.run(this.#ctx)

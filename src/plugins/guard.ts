@@ -2,14 +2,14 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { ApiError } from '../errors.js'
 import { authenticate, extractApiKey } from '../services/auth.js'
 import type { AuthThrottle } from '../services/auth-throttle.js'
-import { clientBucket, type LimitResult, type RateLimiter } from '../services/rate-limiter.js'
+import { clientBucket, type Limiter, type LimitResult } from '../services/rate-limiter.js'
 import type { Store } from '../store/index.js'
 import type { Clock } from '../util/clock.js'
 
 export interface GuardDeps {
   store: Store
   clock: Clock
-  limiter: RateLimiter
+  limiter: Limiter
   keylessRateLimit: number
   throttle: AuthThrottle
 }
@@ -24,7 +24,7 @@ function enforce(reply: FastifyReply, r: LimitResult): void {
   limitHeaders(reply, r)
   if (!r.allowed) {
     throw new ApiError('rate_limited', `rate limit of ${r.limit} requests per minute exceeded; retry later`, {
-      'Retry-After': String(r.resetSeconds),
+      'Retry-After': String(r.retryAfterSeconds),
     })
   }
 }
@@ -42,8 +42,8 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     const mode = request.routeOptions.config.auth
     if (mode === undefined) return
     const now = deps.clock.now()
-    const keyless = () => deps.limiter.hit(`ip:${clientBucket(request.ip)}`, deps.keylessRateLimit, now)
-    if (mode === 'none') return enforce(reply, keyless())
+    const keyless = async () => deps.limiter.hit(`ip:${clientBucket(request.ip)}`, deps.keylessRateLimit, now)
+    if (mode === 'none') return enforce(reply, await keyless())
 
     const raw = extractApiKey(request.headers)
     if (raw !== undefined || mode === 'key') {
@@ -53,7 +53,7 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
         throw new ApiError(
           'rate_limited',
           `too many failed API-key attempts from this address (limit ${refused.limit} per minute); retry later`,
-          { 'Retry-After': String(refused.resetSeconds) },
+          { 'Retry-After': String(refused.retryAfterSeconds) },
         )
       }
     }
@@ -77,8 +77,8 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     enforce(
       reply,
       request.auth
-        ? deps.limiter.hit(`key:${request.auth.keyId}`, request.auth.tenant.rateLimit, now)
-        : keyless(),
+        ? await deps.limiter.hit(`key:${request.auth.keyId}`, request.auth.tenant.rateLimit, now)
+        : await keyless(),
     )
   })
 }

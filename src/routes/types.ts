@@ -10,6 +10,7 @@ import type {
 import type { Explainer } from '../ai/index.js'
 import { ApiError } from '../errors.js'
 import type { Intel } from '../intel/index.js'
+import type { ClusterStatus } from '../services/cluster.js'
 import type { Deps, TenantCtx } from '../services/context.js'
 import type { GroupWriter } from '../services/group-writer.js'
 import type { AsnRates } from '../services/network.js'
@@ -36,6 +37,7 @@ export interface RouteDeps extends Deps {
   asnRates: AsnRates
   explainer: Explainer
   traps: TrapRecorder
+  cluster: ClusterStatus
 }
 
 /** The tenant context of an authenticated request. */

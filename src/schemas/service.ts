@@ -15,11 +15,20 @@ const AiStatus = Type.Object(
 
 export const Health = Type.Object(
   {
-    status: Type.String({ description: '`ok`, or `degraded` when the database is unreachable' }),
+    status: Type.String({
+      description: '`ok`, or `degraded` when the database or a configured Redis is unreachable',
+    }),
     version: Type.String(),
     time: Type.Integer({ description: 'server clock, ms' }),
     database: Type.Object({ engine: Type.String(), reachable: Type.Boolean() }),
     ai: AiStatus,
+    cluster: Type.Object({
+      node: Type.String({ description: 'random id of this process' }),
+      limits: Type.String({ description: '`cluster` (shared through Redis) or `node` (this process alone)' }),
+      redis: Type.String({ description: '`ok`, `unreachable` or `not_configured`' }),
+      problem: Nullable(Type.String()),
+      jobs: Type.Array(Type.String(), { description: 'background jobs whose lease this node holds' }),
+    }),
     sources: Type.Array(
       Type.Object({
         name: Type.String(),

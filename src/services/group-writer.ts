@@ -1,12 +1,15 @@
 import { ApiError } from '../errors.js'
 import { GroupCounters } from '../store/aggregates.js'
 import type { Db, Work } from '../store/db.js'
+import { lockEntities } from '../store/entity-locks.js'
 
 /** A scoring job: a unit of work that may add to the group's counters once it has succeeded. */
 export type Job<T> = (counters: GroupCounters) => Work<T>
 
 interface Pending {
   job: Job<unknown>
+  /** Entities whose history the job reads and extends (see store/entity-locks.ts). */
+  locks: readonly string[]
   resolve: (v: unknown) => void
   reject: (e: unknown) => void
 }
@@ -34,9 +37,9 @@ export class GroupWriter {
     return this.queue.length
   }
 
-  submit<T>(job: Job<T>): Promise<T> {
+  submit<T>(job: Job<T>, locks: readonly string[] = []): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ job, resolve: resolve as (v: unknown) => void, reject })
+      this.queue.push({ job, locks, resolve: resolve as (v: unknown) => void, reject })
       if (!this.running) {
         this.running = true
         setImmediate(() => void this.drain())
@@ -48,9 +51,12 @@ export class GroupWriter {
     while (this.queue.length > 0) {
       const group = this.queue.splice(0, this.maxGroup)
       const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = []
+      const dialect = this.db.dialect
+      const locks = dialect === 'postgres' ? group.flatMap((item) => item.locks) : []
       try {
         await this.db.tx(function* () {
           outcomes.length = 0
+          yield* lockEntities(dialect, locks)
           const counters = new GroupCounters()
           for (const item of group) {
             try {

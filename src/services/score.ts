@@ -200,15 +200,34 @@ async function explain(ctx: ScoreCtx, scored: Scored[], out: ScoreResponse[]): P
   })
 }
 
+const NO_LOCKS: string[] = []
+
+/** The entities an event's history is read by: its IP, its fingerprint and its device identity. */
+function entityLocks(ctx: ScoreCtx, p: PreparedEvent): string[] {
+  // Only PostgreSQL takes them (store/entity-locks.ts); SQLite's write lock serialises everything.
+  if (ctx.store.db.dialect !== 'postgres') return NO_LOCKS
+  const tenantId = ctx.tenant.id
+  const keys: string[] = []
+  if (p.ipHash) keys.push(`ip\u0000${tenantId}\u0000${p.ipHash}`)
+  if (p.device.observed) {
+    if (p.device.fingerprint) keys.push(`fp\u0000${tenantId}\u0000${p.device.fingerprint}`)
+    keys.push(`tk\u0000${tenantId}\u0000${p.device.tokenId}`)
+  }
+  return keys
+}
+
 export async function scoreEvent(ctx: ScoreCtx, body: ScoreBody): Promise<ScoreResponse> {
   // An over-quota key is refused before any DNS lookup or preparation.
   await assertQuotaFits(ctx, 1)
   const prepared = await prepareEvent(ctx, body)
-  const scored = await ctx.writer.submit(function* (counters) {
-    const now = ctx.clock.now()
-    yield* consumeQuota(ctx, 1, now)
-    return yield* scoreAndRecord(ctx, counters, prepared, now)
-  })
+  const scored = await ctx.writer.submit(
+    function* (counters) {
+      const now = ctx.clock.now()
+      yield* consumeQuota(ctx, 1, now)
+      return yield* scoreAndRecord(ctx, counters, prepared, now)
+    },
+    entityLocks(ctx, prepared),
+  )
   const out = respond(scored)
   await explain(ctx, [scored], [out])
   return out
@@ -222,13 +241,16 @@ export async function scoreBatch(
   await assertQuotaFits(ctx, rows.length)
   const overrides = await ctx.store.config.cachedOverrides(ctx.tenant.id)
   const prepared = await mapLimit(rows, 32, (row) => prepareEvent(ctx, row, overrides))
-  const scored = await ctx.writer.submit(function* (counters) {
-    const now = ctx.clock.now()
-    yield* consumeQuota(ctx, rows.length, now)
-    const out: Scored[] = []
-    for (const p of prepared) out.push(yield* scoreAndRecord(ctx, counters, p, now))
-    return out
-  })
+  const scored = await ctx.writer.submit(
+    function* (counters) {
+      const now = ctx.clock.now()
+      yield* consumeQuota(ctx, rows.length, now)
+      const out: Scored[] = []
+      for (const p of prepared) out.push(yield* scoreAndRecord(ctx, counters, p, now))
+      return out
+    },
+    prepared.flatMap((p) => entityLocks(ctx, p)),
+  )
   const results = scored.map(respond)
   await explain(ctx, scored, results)
   return { results }

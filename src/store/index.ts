@@ -3,6 +3,7 @@ import type { Db } from './db.js'
 import { DeviceStore } from './devices.js'
 import { EventStore } from './events.js'
 import { Invalidation, postgresListen, postgresNotify } from './invalidation.js'
+import { LeaseStore } from './leases.js'
 import { ListStore } from './lists.js'
 import { LookupStore } from './lookups.js'
 import { migrate } from './migrations.js'
@@ -27,6 +28,7 @@ export class Store {
   readonly events: EventStore
   readonly devices: DeviceStore
   readonly privacy: PrivacyStore
+  readonly leases: LeaseStore
 
   constructor(
     readonly db: Db,
@@ -43,6 +45,7 @@ export class Store {
     this.events = new EventStore(db)
     this.privacy = new PrivacyStore(db, inv)
     this.devices = new DeviceStore(db)
+    this.leases = new LeaseStore(db)
   }
 
   async close(): Promise<void> {

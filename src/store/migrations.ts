@@ -287,6 +287,17 @@ CREATE INDEX trap_hits_ip_path ON trap_hits (ip_hash, path, created_ms);
 CREATE INDEX trap_hits_time ON trap_hits (created_ms);
 `,
   },
+  {
+    version: 7,
+    name: 'leases of background jobs',
+    sql: `
+CREATE TABLE job_leases (
+  name TEXT PRIMARY KEY,
+  holder TEXT NOT NULL,
+  expires_ms BIGINT NOT NULL
+);
+`,
+  },
 ]
 
 function render(sql: string, dialect: Dialect): string {

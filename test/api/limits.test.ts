@@ -21,7 +21,8 @@ describe('rate limit per API key', () => {
       expect(res.statusCode).toBe(200)
       expect(res.headers['ratelimit-limit']).toBe('3')
       expect(res.headers['ratelimit-remaining']).toBe(String(2 - i))
-      expect(res.headers['ratelimit-reset']).toBe('45')
+      // The budget refills one request every 20 s; Reset is when all of it is back.
+      expect(res.headers['ratelimit-reset']).toBe(String(20 * (i + 1)))
     }
     // Validation failures count and carry the headers too.
     const bad = await h.app.inject({
@@ -31,17 +32,23 @@ describe('rate limit per API key', () => {
       payload: { x: 1 },
     })
     expect(bad.statusCode).toBe(429)
-    expect(bad.headers['retry-after']).toBe('45')
+    expect(bad.headers['retry-after']).toBe('20')
     expect(bad.headers['ratelimit-remaining']).toBe('0')
     expect(bad.json().error).toMatch(/rate limit/)
     // Another tenant's key has its own budget.
     const other = await h.tenant()
     expect((await h.app.inject({ url: '/v1/config', headers: other.headers })).statusCode).toBe(200)
-    // The next window opens a fresh budget.
-    h.clock.advance(45_000)
+    // Retry-After is honest: one request more once it has passed, not before.
+    h.clock.advance(19_000)
+    expect((await h.app.inject({ url: '/v1/config', headers: t.headers })).statusCode).toBe(429)
+    h.clock.advance(1_000)
     const next = await h.app.inject({ url: '/v1/config', headers: t.headers })
     expect(next.statusCode).toBe(200)
-    expect(next.headers['ratelimit-remaining']).toBe('2')
+    expect(next.headers['ratelimit-remaining']).toBe('0')
+    // A full minute later the whole budget is back.
+    h.clock.advance(60_000)
+    const full = await h.app.inject({ url: '/v1/config', headers: t.headers })
+    expect(full.headers['ratelimit-remaining']).toBe('2')
   })
 
   it('defaults to 240 requests per minute', async () => {
@@ -169,7 +176,8 @@ describe('failed API-key attempts', () => {
     expect((await from(ip, {})).statusCode).toBe(401)
     const over = await from(ip, wrong)
     expect(over.statusCode).toBe(429)
-    expect(over.headers['retry-after']).toBe('45')
+    // Three failures a minute: one more is allowed every 20 s.
+    expect(over.headers['retry-after']).toBe('20')
     expect(over.json().error).toMatch(/failed API-key attempts/)
     expect((await from(ip, {})).statusCode).toBe(429)
     // A wrong key on keyless /v1/check is a guess too; keyless use without a key is not affected.
@@ -190,10 +198,12 @@ describe('failed API-key attempts', () => {
     // The key that authenticated before still works from this address; other addresses are untouched.
     expect((await from(ip, t.headers)).statusCode).toBe(200)
     expect((await from('203.0.113.10', wrong)).statusCode).toBe(401)
-    // A key never seen from anywhere waits for the next window, like every unknown key.
+    // A key never seen from anywhere waits until the budget refills, like every unknown key.
     const fresh = await h.tenant()
     expect((await from(ip, fresh.headers)).statusCode).toBe(429)
-    h.clock.advance(45_000)
+    h.clock.advance(19_000)
+    expect((await from(ip, fresh.headers)).statusCode).toBe(429)
+    h.clock.advance(1_000)
     expect((await from(ip, fresh.headers)).statusCode).toBe(200)
     expect((await from(ip, wrong)).statusCode).toBe(401)
   })

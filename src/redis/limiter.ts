@@ -1,0 +1,61 @@
+import { LIMIT_WINDOW_MS, type Limiter, type LimitResult, RateLimiter } from '../services/rate-limiter.js'
+import type { SharedRedis } from './connection.js'
+
+// GCRA in one round trip, atomically on the Redis server (the same arithmetic as `gcra()` in
+// services/rate-limiter.ts). Returns {allowed, remaining, reset seconds, retry-after seconds}.
+const GCRA_LUA = `
+local now = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local window = tonumber(ARGV[3])
+local interval = window / limit
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat < now or tat - now > window then tat = now end
+local nxt = tat + interval
+local allow_at = nxt - window
+if now < allow_at then
+  return {0, 0, math.ceil((tat - now) / 1000), math.max(1, math.ceil((allow_at - now) / 1000))}
+end
+redis.call('SET', KEYS[1], string.format('%.3f', nxt), 'PX', math.ceil(nxt - now) + 1000)
+local remaining = math.floor((window - (nxt - now)) / interval + 1e-9)
+if remaining < 0 then remaining = 0 end
+return {1, remaining, math.ceil((nxt - now) / 1000), 0}
+`
+
+type GcraReply = [number, number, number, number]
+interface WithGcra {
+  verdictGcra(key: string, now: number, limit: number, windowMs: number): Promise<GcraReply>
+}
+
+/**
+ * Limits shared by every node through Redis. While Redis cannot answer, each node enforces its share
+ * of the limit in memory (the limit divided by `nodes`, at least 1), so the service as a whole stays
+ * near the budget without a dependency on Redis.
+ */
+export class RedisLimiter implements Limiter {
+  private readonly local = new RateLimiter()
+
+  constructor(
+    private readonly redis: SharedRedis,
+    private readonly nodes: number,
+  ) {
+    redis.client.defineCommand('verdictGcra', { numberOfKeys: 1, lua: GCRA_LUA })
+  }
+
+  async hit(bucket: string, limit: number, nowMs: number): Promise<LimitResult> {
+    if (this.redis.ready) {
+      try {
+        const client = this.redis.client as unknown as WithGcra
+        const [allowed, remaining, resetSeconds, retryAfterSeconds] = await client.verdictGcra(
+          this.redis.key('rl', bucket),
+          nowMs,
+          limit,
+          LIMIT_WINDOW_MS,
+        )
+        return { allowed: allowed === 1, limit, remaining, resetSeconds, retryAfterSeconds }
+      } catch {
+        // Timed out or disconnected mid-call: this request is limited locally, like the next ones.
+      }
+    }
+    return this.local.hit(bucket, Math.max(1, Math.floor(limit / this.nodes)), nowMs)
+  }
+}

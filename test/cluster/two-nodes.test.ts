@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSchema, PG_URL, pgAvailable } from '../helpers/pg.js'
+import { type RunningServer, runCli, startServer } from '../helpers/processes.js'
+import { testPrefix } from '../helpers/redis.js'
+import { canRunRedisServer, freePort, OwnRedis } from '../helpers/redis-server.js'
+
+// Two real server processes on one PostgreSQL schema and one Redis of the test's own (so it can be
+// stopped and started), proving over HTTP that they act as one service.
+const ready = (await pgAvailable()) && (await canRunRedisServer())
+if (!ready) console.warn('\n*** two-node tests SKIPPED: they need PostgreSQL and redis-server ***\n')
+
+const SECRET = 'two-nodes-test-secret-0123456789-abcdefghijklmnop'
+const LEASE_MS = 1500
+
+interface Node {
+  server: RunningServer
+  url: string
+}
+
+let redis: OwnRedis
+let drop: () => Promise<void>
+let env: Record<string, string>
+let a: Node
+let b: Node
+
+const start = async (): Promise<Node> => {
+  const server = await startServer(env)
+  return { server, url: server.url }
+}
+const cli = (...args: string[]) => {
+  const r = runCli(args, env)
+  if (r.status !== 0) throw new Error(`verdict ${args.join(' ')} failed: ${r.stderr}`)
+  return JSON.parse(r.stdout) as Record<string, string>
+}
+const get = (n: Node, path: string, key?: string) =>
+  fetch(`${n.url}${path}`, { headers: key ? { 'x-api-key': key } : {} })
+const post = async (n: Node, path: string, key: string, body: unknown) => {
+  const res = await fetch(`${n.url}${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+}
+const health = async (n: Node) => (await (await get(n, '/v1/health')).json()) as Record<string, any>
+/** Polls until `cond` holds; resolves with the milliseconds it took, or throws past `ms`. */
+const within = async (ms: number, cond: () => Promise<boolean>): Promise<number> => {
+  const t0 = Date.now()
+  while (Date.now() - t0 < ms) {
+    if (await cond()) return Date.now() - t0
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  throw new Error(`not within ${ms} ms`)
+}
+
+describe.skipIf(!ready)('two verdict nodes on one PostgreSQL and one Redis', () => {
+  beforeAll(async () => {
+    redis = new OwnRedis(await freePort())
+    await redis.start()
+    const s = await createSchema()
+    drop = s.drop
+    env = {
+      DATABASE_URL: `${PG_URL}?options=${encodeURIComponent(`-c search_path=${s.schema}`)}`,
+      VERDICT_SECRET: SECRET,
+      REDIS_URL: redis.url,
+      VERDICT_REDIS_PREFIX: testPrefix(),
+      VERDICT_NODES: '2',
+      VERDICT_LEASE_TTL_MS: String(LEASE_MS),
+      LOG_LEVEL: 'info',
+    }
+    ;[a, b] = await Promise.all([start(), start()])
+  }, 90_000)
+
+  afterAll(async () => {
+    await Promise.all([a?.server.stop(), b?.server.stop()])
+    await redis?.stop()
+    await drop?.()
+  })
+
+  it('a limit of 60/min holds across both nodes: 80 requests alternately, 60 answered', async () => {
+    const { apiKey } = cli('tenants', 'create', '--name', 'limited', '--rate-limit', '60')
+    const codes = await Promise.all(
+      Array.from({ length: 80 }, (_, i) => get(i % 2 ? a : b, '/v1/lists', apiKey).then((r) => r.status)),
+    )
+    expect(codes.filter((c) => c === 200)).toHaveLength(60)
+    expect(codes.filter((c) => c === 429)).toHaveLength(20)
+    const h = await health(a)
+    expect(h['cluster']).toMatchObject({ limits: 'cluster', redis: 'ok', problem: null })
+  })
+
+  it('a key revoked by the CLI fails on both nodes within a second; a block entry added on A applies on B', async () => {
+    const { tenantId, apiKey: owner } = cli('tenants', 'create', '--name', 'revocation')
+    const { keyId, apiKey } = cli('keys', 'create', '--tenant', tenantId as string)
+    expect((await get(b, '/v1/lists', apiKey)).status).toBe(200)
+    cli('keys', 'revoke', keyId as string)
+    await within(1000, async () => (await get(b, '/v1/lists', apiKey)).status === 401)
+    await within(1000, async () => (await get(a, '/v1/lists', apiKey)).status === 401)
+
+    const event = { event: 'login', user_id: 'u-list', email: 'mallory@example.org' }
+    expect((await post(b, '/v1/score', owner as string, event)).body['verdict']).not.toBe('block')
+    const added = await post(a, '/v1/lists', owner as string, {
+      list: 'block',
+      type: 'email',
+      value: 'mallory@example.org',
+    })
+    expect(added.status).toBe(200)
+    await within(
+      1000,
+      async () => (await post(b, '/v1/score', owner as string, event)).body['verdict'] === 'block',
+    )
+  })
+
+  it('velocity and device reuse count exactly when events alternate, also 50 at once across both', async () => {
+    const { apiKey } = cli('tenants', 'create', '--name', 'velocity', '--rate-limit', '100000')
+    const score = (n: Node, user: string, ip: string, device?: string) =>
+      post(n, '/v1/score', apiKey as string, {
+        event: 'signup',
+        user_id: user,
+        ip,
+        ...(device ? { device_id: device } : {}),
+      })
+    const fired = (r: { body: Record<string, unknown> }) =>
+      (r.body['reasons'] as string[]).includes('ip_velocity')
+
+    // One after another, alternating: the 5th distinct account on the IP fires, whichever node gets it.
+    const seq = []
+    for (let i = 0; i < 6; i++)
+      seq.push(await score(i % 2 ? a : b, `seq-${i}`, '198.51.100.77', 'a'.repeat(32)))
+    expect(seq.map(fired)).toEqual([false, false, false, false, true, true])
+    expect(seq.map((r) => (r.body['device'] as { account_count: number }).account_count)).toEqual([
+      1, 2, 3, 4, 5, 6,
+    ])
+
+    // 50 at once, split across the nodes: exactly as if one node had taken them in some order.
+    const burst = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        score(i % 2 ? a : b, `burst-${i}`, '198.51.100.78', 'b'.repeat(32)),
+      ),
+    )
+    expect(burst.every((r) => r.status === 200)).toBe(true)
+    expect(burst.filter(fired)).toHaveLength(46)
+    const counts = burst.map((r) => (r.body['device'] as { account_count: number }).account_count)
+    expect([...counts].sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1))
+    // The IP alone (no device rows the events could meet on), at once across both nodes.
+    const ipOnly = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => score(i % 2 ? a : b, `ip-${i}`, '198.51.100.79')),
+    )
+    expect(ipOnly.filter(fired)).toHaveLength(46)
+    // A device on 50 networks at once: its account count is exact too.
+    const roaming = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        score(i % 2 ? a : b, `roam-${i}`, `203.0.113.${i + 1}`, 'c'.repeat(32)),
+      ),
+    )
+    const roamCounts = roaming.map((r) => (r.body['device'] as { account_count: number }).account_count)
+    expect([...roamCounts].sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1))
+  }, 60_000)
+
+  it('Redis stopped: scoring goes on, health is degraded, limits hold per node; back: shared again', async () => {
+    await redis.stop()
+    await within(5000, async () => (await health(a))['status'] === 'degraded')
+    const down = await health(a)
+    expect(down['cluster']).toMatchObject({ limits: 'node', redis: 'unreachable' })
+    expect(down['database']).toMatchObject({ reachable: true })
+
+    const { apiKey } = cli('tenants', 'create', '--name', 'redis-down', '--rate-limit', '20')
+    const scored = await post(b, '/v1/score', apiKey as string, { event: 'login', user_id: 'u-down' })
+    expect(scored.status).toBe(200)
+    // Two nodes configured: each enforces 20 / 2 = 10 on its own.
+    const alone = await Promise.all(
+      Array.from({ length: 15 }, () => get(a, '/v1/lists', apiKey).then((r) => r.status)),
+    )
+    expect(alone.filter((c) => c === 200)).toHaveLength(10)
+
+    await redis.start()
+    await within(
+      10_000,
+      async () => (await health(a))['status'] === 'ok' && (await health(b))['status'] === 'ok',
+    )
+    const { apiKey: fresh } = cli('tenants', 'create', '--name', 'redis-back', '--rate-limit', '20')
+    const shared = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => get(i % 2 ? a : b, '/v1/lists', fresh).then((r) => r.status)),
+    )
+    expect(shared.filter((c) => c === 200)).toHaveLength(20)
+  }, 60_000)
+
+  it('the background jobs run on one node; killing it hands them to the other within the lease', async () => {
+    const cluster = async (n: Node) => (await health(n))['cluster'] as { jobs: string[] }
+    await within(
+      LEASE_MS * 2,
+      async () => (await cluster(a)).jobs.length + (await cluster(b)).jobs.length > 0,
+    )
+    const [ja, jb] = [(await cluster(a)).jobs, (await cluster(b)).jobs]
+    // Never both: each cluster job is held by exactly one node.
+    expect(ja.filter((j) => jb.includes(j))).toEqual([])
+    const [holder, other] = ja.length > 0 ? [a, b] : [b, a]
+    const jobs = (await cluster(holder)).jobs
+    expect(jobs).toEqual(expect.arrayContaining(['collision-risk']))
+    await holder.server.signal('SIGKILL')
+    // The lease expires LEASE_MS after its last renewal; the other node renews every third of that.
+    await within(LEASE_MS * 2 + 1000, async () => {
+      const held = (await cluster(other)).jobs
+      return jobs.every((j) => held.includes(j))
+    })
+  }, 30_000)
+})

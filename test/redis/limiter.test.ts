@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { SharedRedis } from '../../src/redis/connection.js'
+import { RedisLimiter } from '../../src/redis/limiter.js'
+import { RateLimiter } from '../../src/services/rate-limiter.js'
+import { REDIS_URL, redisAvailable, testPrefix } from '../helpers/redis.js'
+import { canRunRedisServer, freePort, OwnRedis } from '../helpers/redis-server.js'
+
+const T0 = Date.UTC(2026, 10, 23, 12, 0, 30)
+const haveRedis = await redisAvailable()
+const haveServer = await canRunRedisServer()
+if (!haveServer && process.env['VERDICT_REQUIRE_REDIS'] === '1') throw new Error('redis-server is required')
+
+const open: SharedRedis[] = []
+const connect = async (url: string, prefix: string) => {
+  const r = new SharedRedis(url, prefix)
+  open.push(r)
+  for (let i = 0; i < 100 && !r.ready; i++) await new Promise((res) => setTimeout(res, 20))
+  return r
+}
+const waitFor = async (cond: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms
+  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 20))
+  return cond()
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((r) => r.close()))
+})
+
+describe.skipIf(!haveRedis)('rate limits shared through Redis', () => {
+  it('two nodes alternating on one bucket share one budget, also when concurrent', async () => {
+    const prefix = testPrefix()
+    const a = new RedisLimiter(await connect(REDIS_URL, prefix), 2)
+    const b = new RedisLimiter(await connect(REDIS_URL, prefix), 2)
+    let allowed = 0
+    for (let i = 0; i < 80; i++) if ((await (i % 2 ? a : b).hit('key:k1', 60, T0)).allowed) allowed++
+    expect(allowed).toBe(60)
+    const results = await Promise.all(
+      Array.from({ length: 80 }, (_, i) => (i % 2 ? a : b).hit('key:k2', 60, T0)),
+    )
+    expect(results.filter((r) => r.allowed)).toHaveLength(60)
+  })
+
+  it('answers exactly what the in-process GCRA answers, headers included', async () => {
+    const shared = new RedisLimiter(await connect(REDIS_URL, testPrefix()), 1)
+    const local = new RateLimiter()
+    const times = [
+      0, 0, 0, 0, 5_000, 19_999, 20_000, 20_001, 45_000, 120_000, 120_000, -3_600_000, -3_600_000,
+    ]
+    for (const limit of [3, 7, 240]) {
+      for (const dt of times) {
+        const bucket = `b${limit}`
+        expect(await shared.hit(bucket, limit, T0 + dt)).toEqual(local.hit(bucket, limit, T0 + dt))
+      }
+    }
+  })
+
+  it('keeps tenants and prefixes apart', async () => {
+    const one = new RedisLimiter(await connect(REDIS_URL, testPrefix()), 1)
+    const two = new RedisLimiter(await connect(REDIS_URL, testPrefix()), 1)
+    expect((await one.hit('key:a', 1, T0)).allowed).toBe(true)
+    expect((await one.hit('key:a', 1, T0)).allowed).toBe(false)
+    expect((await one.hit('key:b', 1, T0)).allowed).toBe(true)
+    expect((await two.hit('key:a', 1, T0)).allowed).toBe(true)
+  })
+})
+
+describe.skipIf(!haveServer)('when Redis is down', () => {
+  it('limits per node (limit / nodes) without waiting, reports why, and shares again once Redis is back', async () => {
+    const server = new OwnRedis(await freePort())
+    await server.start()
+    try {
+      const redis = await connect(server.url, testPrefix())
+      const limiter = new RedisLimiter(redis, 4)
+      expect(redis.problem).toBeNull()
+      expect((await limiter.hit('key:x', 40, T0)).limit).toBe(40)
+
+      await server.stop()
+      expect(await waitFor(() => !redis.ready)).toBe(true)
+      expect(redis.problem).not.toBeNull()
+      // Per node: 40 / 4 nodes = 10 (a fresh local bucket; what Redis counted is not known here).
+      const down = await Promise.all(Array.from({ length: 12 }, () => limiter.hit('key:y', 40, T0)))
+      expect(down.filter((r) => r.allowed)).toHaveLength(10)
+      expect(down[0]?.limit).toBe(10)
+
+      await server.start()
+      expect(await waitFor(() => redis.ready, 8000)).toBe(true)
+      expect(redis.problem).toBeNull()
+      const back = await limiter.hit('key:z', 40, T0)
+      expect(back).toMatchObject({ allowed: true, limit: 40, remaining: 39 })
+    } finally {
+      await server.stop()
+    }
+  }, 20_000)
+
+  it('a Redis that never answered leaves every request limited locally', async () => {
+    const redis = new SharedRedis(`redis://127.0.0.1:${await freePort()}/0`, testPrefix())
+    open.push(redis)
+    const limiter = new RedisLimiter(redis, 2)
+    const r = await limiter.hit('key:q', 10, T0)
+    expect(r).toMatchObject({ allowed: true, limit: 5, remaining: 4 })
+    expect(redis.problem).not.toBeNull()
+  })
+})
