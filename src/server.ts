@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   })
   // The only place background jobs start (src/jobs/).
   const jobs = new Scheduler(
-    backgroundJobs({ feedsReloadMs: settings.feeds.reloadMs }),
+    backgroundJobs({ feedsReloadMs: settings.feeds.reloadMs, retentionDays: settings.retentionDays }),
     {
       store,
       clock,

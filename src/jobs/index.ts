@@ -1,6 +1,7 @@
 import { asnRatesJob } from './asn-rates.js'
 import { collisionRiskJob } from './collision-risk.js'
 import { feedReloadJob } from './feed-reload.js'
+import { retentionJob } from './retention.js'
 import { trapRetentionJob } from './trap-retention.js'
 import type { Job } from './types.js'
 
@@ -12,6 +13,12 @@ export type { Job, JobContext, JobLease, JobLog } from './types.js'
  * Every background job of the service: the one list server.ts starts (and tests run with `runNow`).
  * A new job is a file in this directory and a line here.
  */
-export function backgroundJobs(settings: { feedsReloadMs: number }): Job[] {
-  return [asnRatesJob, collisionRiskJob, trapRetentionJob, feedReloadJob(settings.feedsReloadMs)]
+export function backgroundJobs(settings: { feedsReloadMs: number; retentionDays: number }): Job[] {
+  return [
+    asnRatesJob,
+    collisionRiskJob,
+    trapRetentionJob,
+    retentionJob(settings.retentionDays),
+    feedReloadJob(settings.feedsReloadMs),
+  ]
 }

@@ -10,6 +10,7 @@ import { migrate } from './migrations.js'
 import { NetworkStore } from './network.js'
 import { PostgresDb } from './postgres.js'
 import { PrivacyStore } from './privacy.js'
+import { RetentionStore } from './retention.js'
 import { SqliteDb, type SqliteOptions } from './sqlite.js'
 import { TenantStore } from './tenants.js'
 import { UsageStore } from './usage.js'
@@ -29,6 +30,7 @@ export class Store {
   readonly devices: DeviceStore
   readonly privacy: PrivacyStore
   readonly leases: LeaseStore
+  readonly retention: RetentionStore
 
   constructor(
     readonly db: Db,
@@ -46,6 +48,7 @@ export class Store {
     this.privacy = new PrivacyStore(db, inv)
     this.devices = new DeviceStore(db)
     this.leases = new LeaseStore(db)
+    this.retention = new RetentionStore(db)
   }
 
   async close(): Promise<void> {

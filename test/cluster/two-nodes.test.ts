@@ -42,7 +42,7 @@ const post = async (n: Node, path: string, key: string, body: unknown) => {
   })
   return { status: res.status, body: (await res.json()) as Record<string, unknown> }
 }
-const health = async (n: Node) => (await (await get(n, '/v1/health')).json()) as Record<string, any>
+const health = async (n: Node) => (await (await get(n, '/v1/health')).json()) as Record<string, unknown>
 /** Polls until `cond` holds; resolves with the milliseconds it took, or throws past `ms`. */
 const within = async (ms: number, cond: () => Promise<boolean>): Promise<number> => {
   const t0 = Date.now()

@@ -80,13 +80,19 @@ export async function build(
   const intel = appOptions.intel ?? (await testIntel()).intel
   const asnRates = appOptions.asnRates ?? new AsnRates()
   const app = await buildApp({ store, clock, hasher, ...appOptions, intel, asnRates })
-  const jobs = new Scheduler(backgroundJobs({ feedsReloadMs: envDefault('VERDICT_FEEDS_RELOAD_MS') }), {
-    store,
-    clock,
-    intel,
-    asnRates,
-    log: app.log,
-  })
+  const jobs = new Scheduler(
+    backgroundJobs({
+      feedsReloadMs: envDefault('VERDICT_FEEDS_RELOAD_MS'),
+      retentionDays: envDefault('VERDICT_RETENTION_DAYS'),
+    }),
+    {
+      store,
+      clock,
+      intel,
+      asnRates,
+      log: app.log,
+    },
+  )
   let n = 0
   return {
     app,

@@ -22,7 +22,7 @@ describe('feed-reload', () => {
       intel: { ip } as unknown as Intel,
       log: { info: (m: string) => lines.push(m), warn: (_: unknown, m: string) => lines.push(m) },
     } as unknown as JobContext
-    scheduler = new Scheduler(backgroundJobs({ feedsReloadMs: 60_000 }), ctx)
+    scheduler = new Scheduler(backgroundJobs({ feedsReloadMs: 60_000, retentionDays: 400 }), ctx)
     expect(await scheduler.runNow('feed-reload')).toBe(true)
     await importFeed('tor', join(FIXTURES, 'tor-bulk-exit-list.txt'), { dir: feedsDir })
     expect(ip.lookup('185.220.101.1')?.isTor).toBe(false)

@@ -230,7 +230,7 @@ describe('leases', () => {
   })
 
   it('without a lease plugged in, this process runs every job', async () => {
-    const jobs = backgroundJobs({ feedsReloadMs: 60_000 })
+    const jobs = backgroundJobs({ feedsReloadMs: 60_000, retentionDays: 400 })
     expect(jobs.some((j) => j.scope === 'cluster')).toBe(true)
     const ran: string[] = []
     scheduler = new Scheduler(
@@ -244,7 +244,7 @@ describe('leases', () => {
 
 describe('the job registry', () => {
   it('declares each job once, with what it reads and writes and a positive interval', () => {
-    const jobs = backgroundJobs({ feedsReloadMs: 1000 })
+    const jobs = backgroundJobs({ feedsReloadMs: 1000, retentionDays: 400 })
     expect(jobs.map((j) => j.name)).toEqual(['asn-rates', 'collision-risk', 'trap-retention', 'feed-reload'])
     for (const j of jobs) {
       expect(j.reads.length, j.name).toBeGreaterThan(0)

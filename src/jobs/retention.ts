@@ -1,0 +1,37 @@
+import { retentionCutoff } from '../store/retention.js'
+import type { Job } from './types.js'
+
+/** Rows per delete: one short transaction, so scoring waits at most a few milliseconds for the lock. */
+export const RETENTION_BATCH = 2_000
+
+/**
+ * Deletes events (with their device observations), lookups and the matching rollup hours and ASN days
+ * older than VERDICT_RETENTION_DAYS, tenant by tenant, in bounded batches with a turn of the event loop
+ * between them so requests interleave.
+ */
+export function retentionJob(days: number): Job {
+  return {
+    name: 'retention',
+    scope: 'cluster',
+    reads: 'tenants; events and lookups older than the retention period',
+    writes: 'events, device_observations, lookups, event_rollup, asn_daily (deletes what is past retention)',
+    intervalMs: 3600_000,
+    firstRunMs: 60_000,
+    run: async ({ store, clock, log }) => {
+      const cutoff = retentionCutoff(clock.now(), days)
+      let removed = 0
+      for (const tenant of await store.tenants.list()) {
+        for (const table of ['events', 'lookups'] as const) {
+          for (;;) {
+            const n = await store.retention[table](tenant.id, cutoff, RETENTION_BATCH)
+            removed += n
+            if (n < RETENTION_BATCH) break
+            await new Promise((r) => setImmediate(r))
+          }
+        }
+        await store.retention.aggregates(tenant.id, cutoff)
+      }
+      if (removed > 0) log.info(`retention: deleted ${removed} events and lookups older than ${days} days`)
+    },
+  }
+}
