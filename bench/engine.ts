@@ -87,11 +87,12 @@ export async function scoreReference(echoPort: number, seconds: number): Promise
   })
 }
 
-function scoreLoad(server: BenchServer, seconds: number): Promise<Figures> {
+export function scoreLoad(server: BenchServer, seconds: number, connections = 50): Promise<Figures> {
   // A fresh cycle each time: every measurement sends the same requests in the same order.
   return load({
     url: `http://127.0.0.1:${server.port}`,
     duration: seconds,
+    connections,
     requests: cycling(scoreBodies(MIX), '/v1/score', { 'x-api-key': server.apiKey }),
   })
 }

@@ -11,6 +11,10 @@ export interface BenchOptions {
   history: boolean
   historyEvents: number
   historyPeople: number
+  /** Two nodes on PostgreSQL sharing limits through Redis, against one node. */
+  nodes: boolean
+  /** Redis the `--nodes` runs use (a key prefix of their own). */
+  redisUrl: string
 }
 
 const USAGE = `usage: npm run bench -- [--seconds N] [--pg] [--history] [--history-events N] [--history-people N]
@@ -23,6 +27,9 @@ const USAGE = `usage: npm run bench -- [--seconds N] [--pg] [--history] [--histo
                         a large population through POST /v1/batch/score
   --history-events N    events recorded by --history (default 1000000)
   --history-people N    people they belong to (default 50000)
+  --nodes               PostgreSQL with limits in Redis (VERDICT_BENCH_REDIS, default
+                        redis://127.0.0.1:6379/0): the shared limit check's cost, then two nodes
+                        against one
 `
 
 function positiveInt(name: string, value: string | undefined, fallback: number, max: number): number {
@@ -44,6 +51,7 @@ export function benchOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
         history: { type: 'boolean', default: false },
         'history-events': { type: 'string' },
         'history-people': { type: 'string' },
+        nodes: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
@@ -58,6 +66,8 @@ export function benchOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       history: values.history,
       historyEvents: positiveInt('history-events', values['history-events'], 1_000_000, 20_000_000),
       historyPeople: positiveInt('history-people', values['history-people'], 50_000, 5_000_000),
+      nodes: values.nodes,
+      redisUrl: env['VERDICT_BENCH_REDIS']?.trim() || 'redis://127.0.0.1:6379/0',
     }
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n\n${USAGE}`)

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: loopback load with autocannon (50 connections) against the real server and, in the
  * same run, against a bare Fastify echo server as the reference. Prints figures; asserts nothing.
- * Flags (see options.ts): --seconds N, --pg, --history, --history-events N, --history-people N.
+ * Flags (see options.ts): --seconds N, --pg, --history, --history-events N, --history-people N, --nodes.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -20,6 +20,7 @@ import {
 import { historyClockStart } from './history.js'
 import { type BenchServer, load, row, startBenchServer } from './http.js'
 import { benchIpIntel } from './ip-intel.js'
+import { nodesFigures } from './nodes.js'
 import { benchOptions } from './options.js'
 import { createBenchSchema, redact } from './pg.js'
 import { benchPhoneIntel } from './phone-intel.js'
@@ -89,6 +90,8 @@ async function main(): Promise<void> {
   // Made first so a PostgreSQL that cannot be reached fails the run before the long SQLite part.
   const pg = opts.pg ? await createBenchSchema(opts.pgUrl) : null
   if (pg) cleanups.push(pg.drop)
+  const nodesPg = opts.nodes ? await createBenchSchema(opts.pgUrl) : null
+  if (nodesPg) cleanups.push(nodesPg.drop)
 
   const echo = await started(startBenchServer({ kind: 'echo' }))
   const dir = mkdtempSync(join(tmpdir(), 'verdict-bench-'))
@@ -141,6 +144,16 @@ async function main(): Promise<void> {
       })),
     )
     await release(1)
+  }
+  if (nodesPg) {
+    await nodesFigures({
+      pgUrl: opts.pgUrl,
+      pgSchema: nodesPg.schema,
+      redisUrl: opts.redisUrl,
+      seconds: opts.seconds,
+      started,
+      release,
+    })
   }
   await release(cleanups.length)
   console.log(`\n${summary(outcomes)}`)

@@ -9,6 +9,8 @@ import Fastify from 'fastify'
 import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/config/settings.js'
 import { loadIntel } from '../src/intel/index.js'
+import { SharedRedis } from '../src/redis/connection.js'
+import { RedisLimiter } from '../src/redis/limiter.js'
 import { createTenant } from '../src/services/tenants.js'
 import { openStore, type StorageTarget } from '../src/store/index.js'
 import type { Clock } from '../src/util/clock.js'
@@ -24,6 +26,10 @@ export type ServerSpec =
       clockStartMs?: number
       /** Removed if the parent vanishes without cleaning up (the parent removes it otherwise). */
       scratchDir?: string
+      /** Limits shared through this Redis (two-node mode), under this key prefix. */
+      redis?: { url: string; prefix: string; nodes: number }
+      /** Another node's tenant key: the node serves that tenant instead of creating one. */
+      apiKey?: string
     }
 
 export type ToServer = { type: 'start'; spec: ServerSpec } | { type: 'clock'; at: number }
@@ -107,15 +113,28 @@ async function verdict(
     feedsDir: loadSettings().feeds.dir,
     email: { mx: { servers: [dns.server] } },
   })
-  const app = await buildApp({ store, clock, hasher: new Hasher('bench-secret'), intel })
-  const t = await createTenant(store, clock, {
-    name: 'bench',
-    rateLimit: 1_000_000_000,
-    monthlyQuota: 1_000_000_000,
+  const redis = spec.redis ? new SharedRedis(spec.redis.url, spec.redis.prefix) : null
+  for (let i = 0; redis && !redis.ready && i < 200; i++) await new Promise((r) => setTimeout(r, 10))
+  if (redis && !redis.ready) throw new Error(`Redis not reachable at ${spec.redis?.url}`)
+  const app = await buildApp({
+    store,
+    clock,
+    hasher: new Hasher('bench-secret'),
+    intel,
+    ...(redis && spec.redis ? { limiter: new RedisLimiter(redis, spec.redis.nodes) } : {}),
   })
+  const apiKey =
+    spec.apiKey ??
+    (
+      await createTenant(store, clock, {
+        name: 'bench',
+        rateLimit: 1_000_000_000,
+        monthlyQuota: 1_000_000_000,
+      })
+    ).apiKey
   await app.listen({ port: 0, host: '127.0.0.1' })
   const addr = app.server.address()
-  return { port: typeof addr === 'object' && addr ? addr.port : 0, apiKey: t.apiKey }
+  return { port: typeof addr === 'object' && addr ? addr.port : 0, apiKey }
 }
 
 if (!process.send) {

@@ -245,7 +245,13 @@ describe('leases', () => {
 describe('the job registry', () => {
   it('declares each job once, with what it reads and writes and a positive interval', () => {
     const jobs = backgroundJobs({ feedsReloadMs: 1000, retentionDays: 400 })
-    expect(jobs.map((j) => j.name)).toEqual(['asn-rates', 'collision-risk', 'trap-retention', 'feed-reload'])
+    expect(jobs.map((j) => j.name)).toEqual([
+      'asn-rates',
+      'collision-risk',
+      'trap-retention',
+      'retention',
+      'feed-reload',
+    ])
     for (const j of jobs) {
       expect(j.reads.length, j.name).toBeGreaterThan(0)
       expect(j.writes.length, j.name).toBeGreaterThan(0)
