@@ -75,6 +75,7 @@ function tuple(socket: Socket): string | null {
 /**
  * Makes `server` (the app's HTTP server, before it listens) speak TLS with the given certificate and
  * record the JA4 of each connection for ja4Of. Clients that do not speak TLS fail the handshake.
+ * Returns the TLS engine (its setSecureContext() would swap a renewed certificate in).
  */
 export function terminateTls(
   server: HttpServer,

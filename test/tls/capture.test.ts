@@ -31,7 +31,7 @@ function get(port: number, path: string, options: { agent?: Agent; headers?: Rec
         servername: 'localhost',
         port,
         path,
-        ca: cert.certFile ? [cert.credentials.cert] : [],
+        ca: [cert.credentials.cert],
         agent: options.agent ?? false,
         headers: options.headers ?? {},
       },
