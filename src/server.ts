@@ -12,12 +12,15 @@ import { withStartupLock } from './services/startup-lock.js'
 import { bootstrapDefaultTenant } from './services/tenants.js'
 import { openStore } from './store/index.js'
 import { resolveSecret } from './store/secret.js'
+import { httpsListenText, readTlsCredentials, terminateTls } from './tls/capture.js'
 import { systemClock } from './util/clock.js'
 import { Hasher, randomToken } from './util/secrets.js'
 import { packageVersion } from './version.js'
 
 async function main(): Promise<void> {
   const settings = loadSettings()
+  // Read before anything is opened, so a bad certificate stops the start with its own message.
+  const tlsCredentials = settings.tls && readTlsCredentials(settings.tls)
   // Concurrent first starts: one process migrates (and below, creates tenant `default`), the others wait.
   const store = await withStartupLock(settings.storage, () => openStore(settings.storage))
   const secret = await resolveSecret(store, settings.storage, settings.secret)
@@ -104,7 +107,12 @@ async function main(): Promise<void> {
   }
   process.once('SIGINT', () => void shutdown('SIGINT'))
   process.once('SIGTERM', () => void shutdown('SIGTERM'))
-  await app.listen({ host: settings.host, port: settings.port })
+  if (tlsCredentials) terminateTls(app.server, tlsCredentials)
+  await app.listen({
+    host: settings.host,
+    port: settings.port,
+    ...(tlsCredentials ? { listenTextResolver: httpsListenText } : {}),
+  })
 }
 
 // A stray rejection (a background refresh, say) is logged; it must not take the service down.

@@ -63,6 +63,18 @@ export const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Optional(
     Type.String({ defaultText: 'off', description: 'true (one hop), a hop count, or proxy addresses/CIDRs' }),
   ),
+  TLS_CERT_FILE: unset(
+    'PEM certificate (chain) file; with TLS_KEY_FILE, verdict serves HTTPS itself and takes the JA4 of each client',
+  ),
+  TLS_KEY_FILE: unset('PEM private key file of that certificate'),
+  VERDICT_JA4_HEADER: Type.Optional(
+    Type.String({
+      pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+      allowed: 'an HTTP header name',
+      defaultText: 'unset',
+      description: 'header in which a trusted edge passes the client JA4 (needs TRUST_PROXY)',
+    }),
+  ),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     default: 'info',
     description: 'log level',

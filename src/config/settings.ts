@@ -55,6 +55,10 @@ export interface Settings {
   }
   /** Days of events, observations, lookups and trap hits kept. */
   retentionDays: number
+  /** Set when verdict terminates TLS itself: absolute paths of the PEM certificate and key. */
+  tls: { certFile: string; keyFile: string } | undefined
+  /** Lower-cased name of the header a trusted edge passes the client's JA4 in; honoured only from trusted proxies. */
+  ja4Header: string | undefined
 }
 
 /** Below this, a weak secret could be guessed offline from a leaked hash and a known input. */
@@ -99,6 +103,36 @@ export function parseSecret(raw: string | undefined): string | undefined {
 }
 
 /**
+ * TLS_CERT_FILE and TLS_KEY_FILE come together; with them the app's own server terminates TLS, which
+ * Fastify's extra listener for HOST=localhost (a second server for ::1) would bypass.
+ */
+export function parseTls(
+  certFile: string | undefined,
+  keyFile: string | undefined,
+  host: string,
+): Settings['tls'] {
+  if (certFile === undefined && keyFile === undefined) return undefined
+  if (certFile === undefined || keyFile === undefined)
+    throw new Error(
+      `TLS_CERT_FILE and TLS_KEY_FILE must be set together (only ${certFile === undefined ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'} is set)`,
+    )
+  if (host === 'localhost')
+    throw new Error('HOST=localhost cannot be used with TLS_CERT_FILE: use 127.0.0.1, ::1 or 0.0.0.0')
+  return { certFile: resolve(certFile), keyFile: resolve(keyFile) }
+}
+
+/** A JA4 header can only be believed from a proxy; without TRUST_PROXY it would never be read. */
+export function parseJa4Header(
+  header: string | undefined,
+  trustProxy: TrustProxy | undefined,
+): string | undefined {
+  if (header === undefined) return undefined
+  if (trustProxy === false)
+    throw new Error('VERDICT_JA4_HEADER is honoured only from trusted proxies: set TRUST_PROXY too')
+  return header.toLowerCase()
+}
+
+/**
  * Reads and validates the whole configuration (see config/schema.ts for every variable and its
  * default). The only reader of `process.env`: other modules receive what they need from here.
  */
@@ -117,6 +151,8 @@ export function loadSettings(env: Env = process.env): Settings {
   const secret = checked(() => parseSecret(v.VERDICT_SECRET))
   if (v.REDIS_URL !== undefined && !/^rediss?:\/\/\S+$/i.test(v.REDIS_URL))
     problems.push(`REDIS_URL must be a redis:// or rediss:// URL, got "${v.REDIS_URL}"`)
+  const tls = checked(() => parseTls(v.TLS_CERT_FILE, v.TLS_KEY_FILE, v.HOST))
+  const ja4Header = checked(() => parseJa4Header(v.VERDICT_JA4_HEADER, trustProxy))
   if (problems.length > 0 || trustProxy === undefined) throw new Error(problems.join('; '))
   const urls = {} as FeedUrls
   for (const name of FEED_NAMES)
@@ -157,5 +193,7 @@ export function loadSettings(env: Env = process.env): Settings {
       leaseTtlMs: v.VERDICT_LEASE_TTL_MS,
     },
     retentionDays: v.VERDICT_RETENTION_DAYS,
+    tls,
+    ja4Header,
   }
 }
