@@ -2,10 +2,8 @@ import { isIP } from 'node:net'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Ajv } from 'ajv'
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify'
-import { AI_OFF } from './ai/config.js'
-import { createExplainer, type Explainer } from './ai/index.js'
 import { envDefault } from './config/schema.js'
-import type { Intel } from './intel/index.js'
+import { composeServices, type ServiceOptions } from './context.js'
 import {
   answerFrameworkError,
   formatValidation,
@@ -28,15 +26,6 @@ import { registerPrivacyRoutes } from './routes/privacy.js'
 import { registerScoreRoutes } from './routes/score.js'
 import { registerTrapRoutes } from './routes/traps.js'
 import type { App, RegisteredRoute } from './routes/types.js'
-import { AuthThrottle } from './services/auth-throttle.js'
-import { type ClusterStatus, singleNode } from './services/cluster.js'
-import { GroupWriter } from './services/group-writer.js'
-import { AsnRates } from './services/network.js'
-import { type Limiter, RateLimiter } from './services/rate-limiter.js'
-import { TrapRecorder } from './services/traps.js'
-import type { Store } from './store/index.js'
-import type { Clock } from './util/clock.js'
-import type { Hasher } from './util/secrets.js'
 
 /**
  * Fastify's own forms are not used as they are: `true` trusts every hop (the caller's leftmost
@@ -57,29 +46,12 @@ function addIpFormat(ajv: Ajv): Ajv {
   return ajv
 }
 
-export interface AppOptions {
-  store: Store
-  clock: Clock
-  hasher: Hasher
-  version?: string
+export interface AppOptions extends ServiceOptions {
   /** `true` = one proxy hop; a number of hops; or the proxies' addresses/CIDRs. Off by default. */
   trustProxy?: boolean | number | string[]
   /** Default: VERDICT_BODY_LIMIT_BYTES's default. */
   bodyLimitBytes?: number
-  /** Default: VERDICT_KEYLESS_RATE_LIMIT's default. */
-  keylessRateLimit?: number
-  /** Failed API-key attempts per client IP per minute before 429 (default AUTH_FAILURES_PER_MINUTE). */
-  authFailureLimit?: number
   logger?: FastifyServerOptions['logger']
-  intel: Intel
-  /** The AI explanation layer; without one, reason_text stays templated. */
-  explainer?: Explainer
-  /** The in-memory ASN rates the scoring path reads; the `asn-rates` job refreshes them (src/jobs/). */
-  asnRates?: AsnRates
-  /** Request limits; default: this process's memory. With Redis, shared by the nodes (src/redis/). */
-  limiter?: Limiter
-  /** How this node shares state, for health; default: one process on its own. */
-  cluster?: ClusterStatus
 }
 
 /**
@@ -109,19 +81,9 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   // A JSON API: other content types are 415 rather than strings that fail validation.
   app.removeContentTypeParser('text/plain')
 
-  const version = opts.version ?? '1.0.0'
-  const deps = {
-    store: opts.store,
-    clock: opts.clock,
-    hasher: opts.hasher,
-    version,
-    intel: opts.intel,
-    writer: new GroupWriter(opts.store.db),
-    asnRates: opts.asnRates ?? new AsnRates(),
-    explainer: opts.explainer ?? createExplainer(AI_OFF),
-    traps: new TrapRecorder({ store: opts.store, clock: opts.clock, hasher: opts.hasher }),
-    cluster: opts.cluster ?? singleNode('local'),
-  }
+  // Built once; each request's context is a view over it (src/context.ts).
+  const services = composeServices(opts)
+  app.decorate('services', services)
 
   // Every /v1 route needs a key unless it says otherwise. The table of routes feeds the security tests.
   const routes: RegisteredRoute[] = []
@@ -134,28 +96,22 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     }
   })
   registerErrorHandling(app)
-  registerGuard(app, {
-    store: opts.store,
-    clock: opts.clock,
-    limiter: opts.limiter ?? new RateLimiter(),
-    keylessRateLimit: opts.keylessRateLimit ?? envDefault('VERDICT_KEYLESS_RATE_LIMIT'),
-    throttle: new AuthThrottle(opts.authFailureLimit),
-  })
-  await registerOpenApi(app, version)
+  registerGuard(app, services)
+  await registerOpenApi(app, services.version)
 
-  registerHealthRoutes(app, deps)
+  registerHealthRoutes(app)
   registerIpRoutes(app)
   registerOpenApiRoute(app)
-  registerConfigRoutes(app, deps)
-  registerListRoutes(app, deps)
-  registerCheckRoutes(app, deps)
-  registerLookupRoutes(app, deps)
-  registerScoreRoutes(app, deps)
-  registerEventRoutes(app, deps)
-  registerLabelRoutes(app, deps)
-  registerPrivacyRoutes(app, deps)
-  registerTrapRoutes(app, deps)
-  registerDeviceRoutes(app, deps)
+  registerConfigRoutes(app)
+  registerListRoutes(app)
+  registerCheckRoutes(app)
+  registerLookupRoutes(app)
+  registerScoreRoutes(app)
+  registerEventRoutes(app)
+  registerLabelRoutes(app)
+  registerPrivacyRoutes(app)
+  registerTrapRoutes(app)
+  registerDeviceRoutes(app)
 
   await app.ready()
   return app

@@ -1,3 +1,4 @@
+import type { AppServices } from './context.js'
 import type { RegisteredRoute } from './routes/types.js'
 import type { AuthContext } from './services/auth.js'
 
@@ -9,6 +10,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every /v1 route with its auth mode, collected through onRoute. */
     routeTable: RegisteredRoute[]
+    /** What every request's context is built on (src/context.ts). */
+    services: AppServices
   }
   interface FastifyContextConfig {
     auth?: 'key' | 'optional' | 'none'

@@ -48,7 +48,16 @@ export async function traps(
     let n = 0
     for (let i = 0; i < hits.length; i++) {
       const h = hits[i]!
-      if (yield* store.network.addTrapHit(h.ipHash, h.prefix, h.path, 'import', h.at)) n++
+      if (
+        yield* store.network.addTrapHit({
+          ipHash: h.ipHash,
+          ipPrefix: h.prefix,
+          path: h.path,
+          source: 'import',
+          atMs: h.at,
+        })
+      )
+        n++
       if ((i + 1) % 10_000 === 0) err(`traps: ${i + 1}/${hits.length} written\n`)
     }
     return n

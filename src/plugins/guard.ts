@@ -1,18 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { AppServices } from '../context.js'
 import { ApiError } from '../errors.js'
 import { authenticate, extractApiKey } from '../services/auth.js'
-import type { AuthThrottle } from '../services/auth-throttle.js'
-import { clientBucket, type Limiter, type LimitResult } from '../services/rate-limiter.js'
-import type { Store } from '../store/index.js'
-import type { Clock } from '../util/clock.js'
-
-export interface GuardDeps {
-  store: Store
-  clock: Clock
-  limiter: Limiter
-  keylessRateLimit: number
-  throttle: AuthThrottle
-}
+import { clientBucket, type LimitResult } from '../services/rate-limiter.js'
 
 function limitHeaders(reply: FastifyReply, r: LimitResult): void {
   reply.header('RateLimit-Limit', String(r.limit))
@@ -35,7 +25,7 @@ function enforce(reply: FastifyReply, r: LimitResult): void {
  * 'none' (health, openapi: limited per client IP, keys ignored). Routes outside /v1 (traps, the docs
  * page) have no mode and pass untouched. Failed key attempts are throttled per client IP (AuthThrottle).
  */
-export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
+export function registerGuard(app: FastifyInstance, deps: AppServices): void {
   app.decorateRequest('auth', null)
   app.addHook('onRequest', async (request, reply) => {
     deps.store.invalidation.poll()

@@ -1,3 +1,4 @@
+import { requestContext, tenantContext } from '../context.js'
 import {
   CombinedBody,
   CombinedResponse,
@@ -16,13 +17,9 @@ import {
 } from '../schemas/checks.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import { checkBatch, checkCombined, checkOne, emailCheck, ipCheck, phoneCheck } from '../services/checks.js'
-import { type App, type RouteDeps, tenantCtx } from './types.js'
+import type { App } from './types.js'
 
-export function registerCheckRoutes(app: App, deps: RouteDeps): void {
-  const ctx = (request: Parameters<typeof tenantCtx>[1]) => ({
-    ...tenantCtx(deps, request),
-    intel: deps.intel,
-  })
+export function registerCheckRoutes(app: App): void {
   const single = { tags: ['checks'], querystring: NoQuery }
   const batch = { tags: ['checks', 'batch'], querystring: NoQuery }
 
@@ -37,7 +34,7 @@ export function registerCheckRoutes(app: App, deps: RouteDeps): void {
         response: { 200: EmailCheckResponse, ...errors(400, 401, 429, 500) },
       },
     },
-    async (request) => checkOne(ctx(request), emailCheck, request.body),
+    async (request) => checkOne(tenantContext(request), emailCheck, request.body),
   )
   app.post(
     '/v1/check/ip',
@@ -49,7 +46,7 @@ export function registerCheckRoutes(app: App, deps: RouteDeps): void {
         response: { 200: IpCheckResponse, ...errors(400, 401, 429, 500) },
       },
     },
-    async (request) => checkOne(ctx(request), ipCheck, request.body),
+    async (request) => checkOne(tenantContext(request), ipCheck, request.body),
   )
   app.post(
     '/v1/check/phone',
@@ -61,7 +58,7 @@ export function registerCheckRoutes(app: App, deps: RouteDeps): void {
         response: { 200: PhoneCheckResponse, ...errors(400, 401, 429, 500) },
       },
     },
-    async (request) => checkOne(ctx(request), phoneCheck, request.body),
+    async (request) => checkOne(tenantContext(request), phoneCheck, request.body),
   )
 
   app.post(
@@ -74,7 +71,7 @@ export function registerCheckRoutes(app: App, deps: RouteDeps): void {
         response: { 200: EmailBatchResponse, ...errors(400, 401, 429) },
       },
     },
-    async (request) => checkBatch(ctx(request), emailCheck, request.body.rows),
+    async (request) => checkBatch(tenantContext(request), emailCheck, request.body.rows),
   )
   app.post(
     '/v1/batch/check/ip',
@@ -86,7 +83,7 @@ export function registerCheckRoutes(app: App, deps: RouteDeps): void {
         response: { 200: IpBatchResponse, ...errors(400, 401, 429) },
       },
     },
-    async (request) => checkBatch(ctx(request), ipCheck, request.body.rows),
+    async (request) => checkBatch(tenantContext(request), ipCheck, request.body.rows),
   )
   app.post(
     '/v1/batch/check/phone',
@@ -98,7 +95,7 @@ export function registerCheckRoutes(app: App, deps: RouteDeps): void {
         response: { 200: PhoneBatchResponse, ...errors(400, 401, 429) },
       },
     },
-    async (request) => checkBatch(ctx(request), phoneCheck, request.body.rows),
+    async (request) => checkBatch(tenantContext(request), phoneCheck, request.body.rows),
   )
 
   app.post(
@@ -116,6 +113,6 @@ export function registerCheckRoutes(app: App, deps: RouteDeps): void {
         response: { 200: CombinedResponse, ...errors(400, 429) },
       },
     },
-    async (request) => checkCombined({ ...deps }, request.auth ? ctx(request) : null, request.body),
+    async (request) => checkCombined(requestContext(request), request.body),
   )
 }

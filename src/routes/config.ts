@@ -1,9 +1,10 @@
+import { tenantContext } from '../context.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import { ConfigPatch, ConfigView } from '../schemas/config.js'
 import { getConfig, updateConfig } from '../services/config.js'
-import { type App, type RouteDeps, tenantCtx } from './types.js'
+import type { App } from './types.js'
 
-export function registerConfigRoutes(app: App, deps: RouteDeps): void {
+export function registerConfigRoutes(app: App): void {
   app.get(
     '/v1/config',
     {
@@ -14,7 +15,7 @@ export function registerConfigRoutes(app: App, deps: RouteDeps): void {
         response: { 200: ConfigView, ...errors(400, 401, 429) },
       },
     },
-    async (request) => getConfig(tenantCtx(deps, request)),
+    async (request) => getConfig(tenantContext(request)),
   )
 
   app.put(
@@ -28,6 +29,6 @@ export function registerConfigRoutes(app: App, deps: RouteDeps): void {
         response: { 200: ConfigView, ...errors(400, 401, 429) },
       },
     },
-    async (request) => updateConfig(tenantCtx(deps, request), request.body),
+    async (request) => updateConfig(tenantContext(request), request.body),
   )
 }

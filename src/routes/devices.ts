@@ -1,10 +1,11 @@
+import { tenantContext } from '../context.js'
 import { errors } from '../schemas/common.js'
 import { Observations, ObservationsParams, ObservationsQuery } from '../schemas/devices.js'
 import { deviceObservations } from '../services/device-observations.js'
 import { digits } from '../util/query.js'
-import { type App, type RouteDeps, tenantCtx } from './types.js'
+import type { App } from './types.js'
 
-export function registerDeviceRoutes(app: App, deps: RouteDeps): void {
+export function registerDeviceRoutes(app: App): void {
   app.get(
     '/v1/device/:deviceId/observations',
     {
@@ -22,7 +23,7 @@ export function registerDeviceRoutes(app: App, deps: RouteDeps): void {
       const q = request.query
       const hours =
         q.hours === undefined ? null : digits(q.hours, 'query.hours', { fallback: 0, min: 1, max: 87_600 })
-      return deviceObservations(tenantCtx(deps, request), request.params.deviceId, hours)
+      return deviceObservations(tenantContext(request), request.params.deviceId, hours)
     },
   )
 }

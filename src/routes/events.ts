@@ -1,10 +1,11 @@
+import { tenantContext } from '../context.js'
 import { errors } from '../schemas/common.js'
 import { EventsPage, EventsQuery, Stats, StatsQuery } from '../schemas/events.js'
 import { eventStats, listEvents } from '../services/events.js'
 import { digits } from '../util/query.js'
-import { type App, type RouteDeps, tenantCtx } from './types.js'
+import type { App } from './types.js'
 
-export function registerEventRoutes(app: App, deps: RouteDeps): void {
+export function registerEventRoutes(app: App): void {
   app.get(
     '/v1/events',
     {
@@ -17,7 +18,7 @@ export function registerEventRoutes(app: App, deps: RouteDeps): void {
     },
     async (request) => {
       const q = request.query
-      return listEvents(tenantCtx(deps, request), {
+      return listEvents(tenantContext(request), {
         limit: digits(q.limit, 'query.limit', { fallback: 50, min: 1, max: 200 }),
         offset: digits(q.offset, 'query.offset', { fallback: 0 }),
         ...(q.verdict ? { verdict: q.verdict } : {}),
@@ -38,7 +39,7 @@ export function registerEventRoutes(app: App, deps: RouteDeps): void {
     },
     async (request) =>
       eventStats(
-        tenantCtx(deps, request),
+        tenantContext(request),
         digits(request.query.window_hours, 'query.window_hours', { fallback: 24, min: 1, max: 8760 }),
       ),
   )

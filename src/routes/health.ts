@@ -1,9 +1,10 @@
+import { requestContext } from '../context.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import { Health } from '../schemas/service.js'
 import { healthReport } from '../services/health.js'
-import type { App, RouteDeps } from './types.js'
+import type { App } from './types.js'
 
-export function registerHealthRoutes(app: App, deps: RouteDeps): void {
+export function registerHealthRoutes(app: App): void {
   app.get(
     '/v1/health',
     {
@@ -16,6 +17,6 @@ export function registerHealthRoutes(app: App, deps: RouteDeps): void {
         response: { 200: Health, ...errors(400, 429) },
       },
     },
-    async () => healthReport(deps),
+    async (request) => healthReport(requestContext(request)),
   )
 }

@@ -1,9 +1,10 @@
+import { tenantContext } from '../context.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import { LabelBody, LabelResult } from '../schemas/labels.js'
 import { label } from '../services/labels.js'
-import { type App, type RouteDeps, tenantCtx } from './types.js'
+import type { App } from './types.js'
 
-export function registerLabelRoutes(app: App, deps: RouteDeps): void {
+export function registerLabelRoutes(app: App): void {
   app.post(
     '/v1/label',
     {
@@ -17,6 +18,6 @@ export function registerLabelRoutes(app: App, deps: RouteDeps): void {
         response: { 200: LabelResult, ...errors(400, 401, 404, 429) },
       },
     },
-    async (request) => label({ ...tenantCtx(deps, request), intel: deps.intel }, request.body),
+    async (request) => label(tenantContext(request), request.body),
   )
 }

@@ -1,3 +1,4 @@
+import { tenantContext } from '../context.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import {
   BatchListsBody,
@@ -10,9 +11,9 @@ import {
 } from '../schemas/lists.js'
 import { addListEntries, addListEntry, listEntries, removeListEntry } from '../services/lists.js'
 import { digits } from '../util/query.js'
-import { type App, type RouteDeps, tenantCtx } from './types.js'
+import type { App } from './types.js'
 
-export function registerListRoutes(app: App, deps: RouteDeps): void {
+export function registerListRoutes(app: App): void {
   app.get(
     '/v1/lists',
     {
@@ -26,7 +27,7 @@ export function registerListRoutes(app: App, deps: RouteDeps): void {
     async (request) => {
       const limit = digits(request.query.limit, 'query.limit', { fallback: 500, min: 1, max: 1000 })
       const offset = digits(request.query.offset, 'query.offset', { fallback: 0 })
-      return listEntries(tenantCtx(deps, request), limit, offset)
+      return listEntries(tenantContext(request), limit, offset)
     },
   )
 
@@ -41,7 +42,7 @@ export function registerListRoutes(app: App, deps: RouteDeps): void {
         response: { 200: ListEntryView, ...errors(400, 401, 429) },
       },
     },
-    async (request) => addListEntry(tenantCtx(deps, request), request.body),
+    async (request) => addListEntry(tenantContext(request), request.body),
   )
 
   app.delete(
@@ -57,7 +58,7 @@ export function registerListRoutes(app: App, deps: RouteDeps): void {
     },
     async (request) => {
       const id = digits(request.params.id, 'params.id', { fallback: 0 })
-      return removeListEntry(tenantCtx(deps, request), id)
+      return removeListEntry(tenantContext(request), id)
     },
   )
 
@@ -72,6 +73,6 @@ export function registerListRoutes(app: App, deps: RouteDeps): void {
         response: { 200: BatchListsResult, ...errors(400, 401, 429) },
       },
     },
-    async (request) => ({ results: await addListEntries(tenantCtx(deps, request), request.body.rows) }),
+    async (request) => ({ results: await addListEntries(tenantContext(request), request.body.rows) }),
   )
 }

@@ -1,10 +1,11 @@
+import { tenantContext } from '../context.js'
 import { LookupsPage, LookupsQuery } from '../schemas/checks.js'
 import { errors } from '../schemas/common.js'
 import { listLookups } from '../services/checks.js'
 import { digits } from '../util/query.js'
-import { type App, type RouteDeps, tenantCtx } from './types.js'
+import type { App } from './types.js'
 
-export function registerLookupRoutes(app: App, deps: RouteDeps): void {
+export function registerLookupRoutes(app: App): void {
   app.get(
     '/v1/lookups',
     {
@@ -16,7 +17,7 @@ export function registerLookupRoutes(app: App, deps: RouteDeps): void {
       },
     },
     async (request) =>
-      listLookups(tenantCtx(deps, request), {
+      listLookups(tenantContext(request), {
         limit: digits(request.query.limit, 'query.limit', { fallback: 50, min: 1, max: 200 }),
         offset: digits(request.query.offset, 'query.offset', { fallback: 0 }),
         ...(request.query.kind ? { kind: request.query.kind } : {}),

@@ -1,3 +1,4 @@
+import { tenantContext } from '../context.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import {
   ForgetBody,
@@ -9,13 +10,9 @@ import {
 } from '../schemas/privacy.js'
 import { exportSubject, forgetSubject, listSuppressions } from '../services/privacy.js'
 import { digits } from '../util/query.js'
-import { type App, type RouteDeps, tenantCtx } from './types.js'
+import type { App } from './types.js'
 
-export function registerPrivacyRoutes(app: App, deps: RouteDeps): void {
-  const ctx = (request: Parameters<typeof tenantCtx>[1]) => ({
-    ...tenantCtx(deps, request),
-    intel: deps.intel,
-  })
+export function registerPrivacyRoutes(app: App): void {
   app.post(
     '/v1/subject',
     {
@@ -27,7 +24,7 @@ export function registerPrivacyRoutes(app: App, deps: RouteDeps): void {
         response: { 200: SubjectExport, ...errors(400, 401, 429) },
       },
     },
-    async (request) => exportSubject(ctx(request), request.body),
+    async (request) => exportSubject(tenantContext(request), request.body),
   )
   app.post(
     '/v1/forget',
@@ -40,7 +37,7 @@ export function registerPrivacyRoutes(app: App, deps: RouteDeps): void {
         response: { 200: ForgetResult, ...errors(400, 401, 429) },
       },
     },
-    async (request) => forgetSubject(ctx(request), request.body),
+    async (request) => forgetSubject(tenantContext(request), request.body),
   )
   app.get(
     '/v1/suppressions',
@@ -54,7 +51,7 @@ export function registerPrivacyRoutes(app: App, deps: RouteDeps): void {
     },
     async (request) =>
       listSuppressions(
-        tenantCtx(deps, request),
+        tenantContext(request),
         digits(request.query.limit, 'query.limit', { fallback: 100, min: 1, max: 500 }),
       ),
   )

@@ -1,16 +1,10 @@
+import { tenantContext } from '../context.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import { BatchScoreBody, BatchScoreResponse, ScoreRequest, ScoreResponse } from '../schemas/score.js'
 import { scoreBatch, scoreEvent } from '../services/score.js'
-import { type App, type RouteDeps, tenantCtx } from './types.js'
+import type { App } from './types.js'
 
-export function registerScoreRoutes(app: App, deps: RouteDeps): void {
-  const ctx = (request: Parameters<typeof tenantCtx>[1]) => ({
-    ...tenantCtx(deps, request),
-    intel: deps.intel,
-    writer: deps.writer,
-    asnRates: deps.asnRates,
-    explainer: deps.explainer,
-  })
+export function registerScoreRoutes(app: App): void {
   app.post(
     '/v1/score',
     {
@@ -24,7 +18,7 @@ export function registerScoreRoutes(app: App, deps: RouteDeps): void {
         response: { 200: ScoreResponse, ...errors(400, 401, 429, 500) },
       },
     },
-    async (request) => scoreEvent(ctx(request), request.body),
+    async (request) => scoreEvent(tenantContext(request), request.body),
   )
   app.post(
     '/v1/batch/score',
@@ -37,6 +31,6 @@ export function registerScoreRoutes(app: App, deps: RouteDeps): void {
         response: { 200: BatchScoreResponse, ...errors(400, 401, 429) },
       },
     },
-    async (request) => scoreBatch(ctx(request), request.body.rows),
+    async (request) => scoreBatch(tenantContext(request), request.body.rows),
   )
 }

@@ -1,4 +1,5 @@
 import { type TSchema, Type } from '@fastify/type-provider-typebox'
+import { CHECKED_KINDS } from '../util/entities.js'
 import { Digits, Nullable, StrEnum, Strict } from './common.js'
 
 const open = { additionalProperties: true }
@@ -144,7 +145,7 @@ export const CombinedResponse = Type.Object({
 export const LookupsQuery = Strict({
   limit: Type.Optional(Digits('page size, at most 200 (default 50)')),
   offset: Type.Optional(Digits('records to skip')),
-  kind: Type.Optional(StrEnum(['email', 'ip', 'phone'] as const, 'only this kind of check')),
+  kind: Type.Optional(StrEnum(CHECKED_KINDS, 'only this kind of check')),
 })
 
 export const LookupView = Type.Object({

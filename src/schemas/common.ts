@@ -1,4 +1,4 @@
-import { type TSchema, Type } from '@fastify/type-provider-typebox'
+import { type Static, type TSchema, Type } from '@fastify/type-provider-typebox'
 import { ERROR_CODES } from '../errors.js'
 
 /** Every error answer: the message, its closed code and the id the server log files it under. */
@@ -13,6 +13,13 @@ export const ErrorBody = Type.Object(
 
 /** A value that may be JSON null. */
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
+
+/**
+ * A scalar that may be JSON null, as OpenAPI 3.0 writes it (`nullable: true`). For answers on the
+ * scoring path: the serialiser handles it inline, where a union makes it validate each branch.
+ */
+export const NullableScalar = <T extends TSchema>(t: T) =>
+  Type.Unsafe<Static<T> | null>({ ...t, nullable: true })
 
 /** A query or path value the interface types as a string of digits. */
 export const Digits = (description: string) => Type.String({ pattern: '^\\d+$', maxLength: 12, description })

@@ -1,9 +1,10 @@
 import { Type } from '@fastify/type-provider-typebox'
+import { LISTED_KINDS } from '../util/entities.js'
 import { Digits, StrEnum, Strict } from './common.js'
 
 export const ListEntryInput = Strict({
   list: StrEnum(['allow', 'block'] as const, 'which list'),
-  type: StrEnum(['ip', 'email', 'device', 'user'] as const, 'what kind of entity'),
+  type: StrEnum(LISTED_KINDS, 'what kind of entity'),
   value: Type.String({
     minLength: 1,
     maxLength: 320,

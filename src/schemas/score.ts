@@ -1,5 +1,5 @@
-import { Type } from '@fastify/type-provider-typebox'
-import { StrEnum, Strict } from './common.js'
+import { type Static, Type } from '@fastify/type-provider-typebox'
+import { NullableScalar, StrEnum, Strict } from './common.js'
 
 const Str = (maxLength: number, description: string) => Type.Optional(Type.String({ maxLength, description }))
 const Flag = (description: string) => Type.Optional(Type.Boolean({ description }))
@@ -30,6 +30,7 @@ export const DeviceFlags = Strict(
   },
   { description: 'client-reported device flags' },
 )
+// Its static type is the engine's DeviceFlags (src/scoring/types.ts): test/schemas/types.test.ts.
 
 export const ScoreRequest = Strict({
   event: Type.String({
@@ -64,6 +65,41 @@ const Check = Type.Object({
   evidence: Type.Record(Type.String(), Type.Unknown()),
 })
 
+/** An integrity flag the request's `device` object carried, echoed; null when it was not sent. */
+const Reported = (flag: keyof typeof DeviceFlags.properties) =>
+  NullableScalar(Type.Boolean({ description: `device.${flag} as sent; null when not sent` }))
+
+/** The score response's `device` object: who the device is, how sure that is, and what it reported. */
+export const DeviceProfile = Type.Object({
+  id: NullableScalar(Type.String({ description: 'raw fingerprint (device_id); collides across people' })),
+  resolved_id: Type.String({ description: 'the resolved device identity; link visits on this' }),
+  resolution: StrEnum(['deterministic', 'probabilistic'] as const),
+  resolution_rung: Type.Integer({ minimum: 1, maximum: 3, description: '1 token, 2 fingerprint, 3 neither' }),
+  collision_risk: Type.Number({ minimum: 0, maximum: 1 }),
+  risk_measured: Type.Boolean(),
+  token_rejected: NullableScalar(StrEnum(['malformed', 'bad_signature', 'expired'] as const)),
+  account_count: Type.Integer({ minimum: 0 }),
+  account_count_same_network: Type.Integer({ minimum: 0 }),
+  distinct_ips: Type.Integer({ minimum: 0 }),
+  unique: Type.Boolean(),
+  connection_type: NullableScalar(StrEnum(['datacenter', 'residential'] as const)),
+  os: NullableScalar(Type.String()),
+  browser: NullableScalar(Type.String()),
+  mobile: NullableScalar(Type.Boolean()),
+  is_headless: Reported('is_headless'),
+  ua_consistent: Reported('ua_consistent'),
+  is_emulated: Reported('is_emulated'),
+  is_noise_injected: Reported('is_noise_injected'),
+  is_tampered: Reported('is_tampered'),
+  is_context_mismatch: Reported('is_context_mismatch'),
+  is_engine_mismatch: Reported('is_engine_mismatch'),
+  is_os_mismatch: Reported('is_os_mismatch'),
+  timezone: NullableScalar(Type.String()),
+  ja4: Type.Boolean(),
+  ja4_known_tool: NullableScalar(Type.String()),
+})
+export type DeviceProfile = Static<typeof DeviceProfile>
+
 export const ScoreResponse = Type.Object(
   {
     event_id: Type.String({ format: 'uuid' }),
@@ -72,7 +108,7 @@ export const ScoreResponse = Type.Object(
     reasons: Type.Array(Type.String()),
     reason_text: Type.String(),
     checks: Type.Array(Check),
-    device: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    device: Type.Optional(DeviceProfile),
     device_token: Type.Optional(Type.String()),
     identity: Type.Optional(
       Type.Object({
@@ -85,6 +121,7 @@ export const ScoreResponse = Type.Object(
   },
   { additionalProperties: true },
 )
+export type ScoreResponse = Static<typeof ScoreResponse>
 
 export const BatchScoreBody = Strict({ rows: Type.Array(ScoreRequest, { minItems: 1, maxItems: 1000 }) })
 export const BatchScoreResponse = Type.Object({ results: Type.Array(ScoreResponse) })

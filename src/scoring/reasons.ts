@@ -322,3 +322,12 @@ export const isReasonCode = (s: string): s is ReasonCode => Object.hasOwn(REASON
 export function fixedWeight(code: FixedWeightCode): number {
   return REASON[code].fixedWeight
 }
+
+/**
+ * Codes that do not come from the event's own signals: the operator network's and the tenant's lists'.
+ * Whether an event counts as bad for its ASN's fraud rate leaves them out (docs/network.md).
+ */
+export const OUTSIDE_SIGNAL_FAMILIES = ['network', 'lists'] as const satisfies readonly ReasonFamily[]
+export const OUTSIDE_SIGNAL_CODES: ReadonlySet<string> = new Set(
+  REASONS.filter((r) => (OUTSIDE_SIGNAL_FAMILIES as readonly string[]).includes(r.family)).map((r) => r.code),
+)

@@ -1,9 +1,9 @@
+import type { ListedKind } from '../util/entities.js'
 import type { ScoringConfig } from './config.js'
 import type { NetworkSignals } from './network.js'
 import type { ReasonCode, ReasonFamily } from './reasons.js'
 
 export type Verdict = 'allow' | 'review' | 'block'
-export type EntityType = 'ip' | 'email' | 'device' | 'user'
 
 /** One fired rule. Evidence holds the raw numbers behind it, never a raw identifier. */
 export interface Check {
@@ -103,7 +103,7 @@ export interface HistorySignals {
 
 export interface ListMatch {
   list: 'allow' | 'block'
-  type: EntityType
+  type: ListedKind
 }
 
 /** Everything the engine needs; gathered by the service layer, so the engine does no I/O. */

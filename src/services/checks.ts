@@ -1,34 +1,28 @@
+import { hasTenant, type RequestContext, type TenantContext } from '../context.js'
 import { badRequest } from '../errors.js'
 import type { EmailResult } from '../scoring/identifiers/email.js'
 import type { IpResult } from '../scoring/identifiers/ip.js'
 import type { PhoneResult } from '../scoring/identifiers/phone.js'
 import type { Reputation } from '../scoring/network.js'
-import type { LookupKind, LookupRecord } from '../store/lookups.js'
+import type { LookupRecord } from '../store/lookups.js'
+import type { CheckedKind } from '../util/entities.js'
 import { mapLimit } from '../util/pool.js'
-import type { TenantCtx } from './context.js'
-import {
-  type Evaluated,
-  evaluateEmail,
-  evaluateIp,
-  evaluatePhone,
-  type IdentifierDeps,
-} from './identifiers.js'
+import { type Evaluated, evaluateEmail, evaluateIp, evaluatePhone } from './identifiers.js'
 import { consumeQuota } from './quota.js'
 import { assertQuotaFits } from './quota-check.js'
 
-type CheckCtx = TenantCtx & IdentifierDeps
 type AnyEvaluated = Evaluated<{ fraud_score: number }>
 
 /** DNS-bound work of a batch runs at most this many at a time. */
 const BATCH_CONCURRENCY = 32
 
-export type CheckView<K extends LookupKind, R> = { [k in K]: R } & {
+export type CheckView<K extends CheckedKind, R> = { [k in K]: R } & {
   reputation: Reputation
   summary: string
   warnings?: string[]
 }
 
-export function view<R, K extends LookupKind>(e: Evaluated<R, K>): CheckView<K, R> {
+export function view<R, K extends CheckedKind>(e: Evaluated<R, K>): CheckView<K, R> {
   const out = { [e.kind]: e.result, reputation: e.reputation, summary: e.summary } as unknown as CheckView<
     K,
     R
@@ -38,7 +32,7 @@ export function view<R, K extends LookupKind>(e: Evaluated<R, K>): CheckView<K, 
 }
 
 /** Meters the checks and records them in the lookup history, in one transaction: all or nothing. */
-async function record(ctx: CheckCtx, evaluated: readonly AnyEvaluated[]): Promise<void> {
+async function record(ctx: TenantContext, evaluated: readonly AnyEvaluated[]): Promise<void> {
   const now = ctx.clock.now()
   const { store } = ctx
   await store.db.tx(function* () {
@@ -56,7 +50,7 @@ async function record(ctx: CheckCtx, evaluated: readonly AnyEvaluated[]): Promis
   })
 }
 
-type Evaluator<I, R, K extends LookupKind> = (deps: IdentifierDeps, input: I) => Promise<Evaluated<R, K>>
+type Evaluator<I, R, K extends CheckedKind> = (ctx: RequestContext, input: I) => Promise<Evaluated<R, K>>
 
 export const emailCheck: Evaluator<{ email: string }, EmailResult, 'email'> = (d, i) =>
   evaluateEmail(d, i.email)
@@ -64,8 +58,8 @@ export const ipCheck: Evaluator<{ ip: string }, IpResult, 'ip'> = (d, i) => eval
 export const phoneCheck: Evaluator<{ phone: string; country?: string }, PhoneResult, 'phone'> = (d, i) =>
   evaluatePhone(d, i.phone, i.country)
 
-export async function checkOne<I, R extends { fraud_score: number }, K extends LookupKind>(
-  ctx: CheckCtx,
+export async function checkOne<I, R extends { fraud_score: number }, K extends CheckedKind>(
+  ctx: TenantContext,
   evaluator: Evaluator<I, R, K>,
   input: I,
 ): Promise<CheckView<K, R>> {
@@ -75,8 +69,8 @@ export async function checkOne<I, R extends { fraud_score: number }, K extends L
   return view(e)
 }
 
-export async function checkBatch<I, R extends { fraud_score: number }, K extends LookupKind>(
-  ctx: CheckCtx,
+export async function checkBatch<I, R extends { fraud_score: number }, K extends CheckedKind>(
+  ctx: TenantContext,
   evaluator: Evaluator<I, R, K>,
   inputs: readonly I[],
 ): Promise<{ results: CheckView<K, R>[] }> {
@@ -99,19 +93,17 @@ export interface CombinedView {
 }
 
 export async function checkCombined(
-  deps: IdentifierDeps,
-  ctx: CheckCtx | null,
+  ctx: RequestContext,
   body: { email?: string; ip?: string },
 ): Promise<CombinedView> {
-  const d = ctx ?? deps
   const units = (body.email !== undefined ? 1 : 0) + (body.ip !== undefined ? 1 : 0)
   if (units === 0) throw badRequest('body must contain email, ip or both')
-  if (ctx) await assertQuotaFits(ctx, units)
+  if (hasTenant(ctx)) await assertQuotaFits(ctx, units)
   const jobs: Promise<AnyEvaluated>[] = []
-  if (body.email !== undefined) jobs.push(evaluateEmail(d, body.email))
-  if (body.ip !== undefined) jobs.push(evaluateIp(d, body.ip))
+  if (body.email !== undefined) jobs.push(evaluateEmail(ctx, body.email))
+  if (body.ip !== undefined) jobs.push(evaluateIp(ctx, body.ip))
   const evaluated = await Promise.all(jobs)
-  if (ctx) await record(ctx, evaluated)
+  if (hasTenant(ctx)) await record(ctx, evaluated)
   const out: CombinedView = {
     reputation: {},
     summary: evaluated.map((e) => `${e.kind === 'ip' ? 'IP' : 'Email'}: ${e.summary}`).join(' '),
@@ -137,8 +129,8 @@ export const lookupView = (l: LookupRecord) => ({
 })
 
 export async function listLookups(
-  ctx: TenantCtx,
-  opts: { limit: number; offset: number; kind?: LookupKind },
+  ctx: TenantContext,
+  opts: { limit: number; offset: number; kind?: CheckedKind },
 ) {
   const { lookups, total } = await ctx.store.lookups.list(ctx.tenant.id, opts)
   return {

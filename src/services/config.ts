@@ -1,3 +1,4 @@
+import type { TenantContext } from '../context.js'
 import { badRequest } from '../errors.js'
 import {
   type ConfigOverrides,
@@ -7,21 +8,20 @@ import {
   type ThresholdKey,
   type WeightKey,
 } from '../scoring/config.js'
-import type { TenantCtx } from './context.js'
 
 export interface ConfigView {
   overrides: ConfigOverrides
   effective: ScoringConfig
 }
 
-export async function getConfig(ctx: TenantCtx): Promise<ConfigView> {
+export async function getConfig(ctx: TenantContext): Promise<ConfigView> {
   const overrides = (await ctx.store.config.overrides(ctx.tenant.id)) as ConfigOverrides
   return { overrides, effective: effectiveConfig(overrides) }
 }
 
 /** Applies only the keys sent; the whole change is refused (nothing written) if the result is inconsistent. */
 export async function updateConfig(
-  ctx: TenantCtx,
+  ctx: TenantContext,
   patch: { weights?: Partial<Record<WeightKey, number>>; thresholds?: Partial<Record<ThresholdKey, number>> },
 ): Promise<ConfigView> {
   const merged = (await ctx.store.config.set(

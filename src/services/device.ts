@@ -1,11 +1,12 @@
+import type { TenantContext } from '../context.js'
 import type { IpIntelResult } from '../intel/ip/index.js'
 import { VELOCITY_WINDOW_MS } from '../scoring/checks/velocity.js'
-import type { ConnectionClass, DeviceFlags, DeviceHistory } from '../scoring/types.js'
+import type { ConnectionClass, DeviceHistory } from '../scoring/types.js'
 import { ALL_TRAFFIC, type CollisionRate, type DeviceHistoryRows } from '../store/devices.js'
 import type { Store, Work } from '../store/index.js'
+import { carriesDevice, type EventAttributes, type ObservedDevice } from '../store/scored-event.js'
 import type { Clock } from '../util/clock.js'
 import type { Hasher } from '../util/secrets.js'
-import type { TenantCtx } from './context.js'
 import { newDeviceIdentity, signDeviceToken, type TokenRejection, verifyDeviceToken } from './device-token.js'
 
 /** Collision risk of a valid token: only a copied cookie makes it cover a second person. */
@@ -20,20 +21,13 @@ export const COLLISION_WINDOW_MS = 90 * 24 * 3600_000
 export const TIMELINE_WINDOW_MS = 24 * 3600_000
 
 /** How the event's device was resolved, decided before the write (no history needed). */
-export interface DeviceResolution {
+export interface DeviceResolution extends ObservedDevice {
   /** Whether the event carried a fingerprint or a device token: only then is it observed. */
   observed: boolean
   fingerprint: string | null
-  rung: 1 | 2 | 3
-  resolvedId: string
-  /** The identity carried by the token this response returns. */
-  tokenId: string
   /** The freshly signed token for the response. */
   token: string
   tokenRejected: TokenRejection | null
-  connection: ConnectionClass | null
-  /** `os/browser` once the beacon reports them; null until then. */
-  platform: string | null
   collisionRisk: number
   riskMeasured: boolean
 }
@@ -71,7 +65,7 @@ export function collisionRiskFor(
  * gets a freshly signed token: for the token's identity at rung 1, for a new identity otherwise.
  */
 export async function resolveDevice(
-  ctx: TenantCtx,
+  ctx: TenantContext,
   input: { fingerprint: string | null; token: string | null; ip: IpIntelResult | null },
 ): Promise<DeviceResolution> {
   const now = ctx.clock.now()
@@ -116,51 +110,23 @@ export interface DeviceFacts {
 
 /**
  * Records the device's links and reads its history for one event, inside the writer's unit of work: the
- * counters include this event, and the timeline holds the device's earlier observations.
+ * counters include this event, and the timeline holds the device's earlier observations. Null for an
+ * event that carried no device.
  */
 export function* deviceHistory(
-  tenantId: string,
-  d: DeviceResolution,
-  event: {
-    userId: string | null
-    ipHash: string | null
-    ipPrefix: string | null
-    asn: number | null
-    country: string | null
-  },
-  store: Store,
+  ctx: TenantContext,
+  e: EventAttributes,
   now: number,
 ): Work<DeviceFacts | null> {
-  if (!d.observed) return null
-  const current = { ms: now, ipHash: event.ipHash, connection: d.connection }
-  const key =
-    d.rung === 2
-      ? { column: 'device_id' as const, value: d.fingerprint! }
-      : { column: 'token_id' as const, value: d.tokenId }
-  const rows = yield* store.devices.history(
-    {
-      tenantId,
-      createdMs: now,
-      deviceId: d.fingerprint,
-      resolvedId: d.resolvedId,
-      tokenId: d.tokenId,
-      rung: d.rung,
-      userId: event.userId,
-      ipHash: event.ipHash,
-      ipPrefix: event.ipPrefix,
-      asn: event.asn,
-      country: event.country,
-      connectionType: d.connection,
-      platform: d.platform,
-    },
-    key,
-    now - TIMELINE_WINDOW_MS,
-  )
-  if (d.rung === 3) {
+  if (!carriesDevice(e)) return null
+  const { rung, connection } = e.device
+  const current = { ms: now, ipHash: e.ipHash, connection }
+  const rows = yield* ctx.store.devices.history(e, now, now - TIMELINE_WINDOW_MS)
+  if (rung === 3) {
     // Rung 3 links nothing: only this event counts.
     const history: DeviceHistory = {
       rung: 3,
-      accounts: event.userId ? 1 : 0,
+      accounts: e.userId ? 1 : 0,
       accountsSameNetwork: 0,
       recentEvents: 1,
       current,
@@ -171,68 +137,22 @@ export function* deviceHistory(
       rows: {
         fingerprintAccounts: 0,
         fingerprintNetworkAccounts: 0,
-        deviceAccounts: event.userId ? 1 : 0,
-        deviceIps: event.ipHash ? 1 : 0,
+        deviceAccounts: e.userId ? 1 : 0,
+        deviceIps: e.ipHash ? 1 : 0,
         timeline: [],
       },
     }
   }
   const recent = rows.timeline.filter((p) => p.ms > now - VELOCITY_WINDOW_MS).length
   const history: DeviceHistory = {
-    rung: d.rung,
-    accounts: d.rung === 1 ? rows.deviceAccounts : rows.fingerprintAccounts,
+    rung,
+    accounts: rung === 1 ? rows.deviceAccounts : rows.fingerprintAccounts,
     accountsSameNetwork: rows.fingerprintNetworkAccounts,
     recentEvents: recent + 1,
     current,
     timeline: rows.timeline,
   }
   return { history, rows }
-}
-
-const INTEGRITY_FLAGS = [
-  'is_headless',
-  'ua_consistent',
-  'is_emulated',
-  'is_noise_injected',
-  'is_tampered',
-  'is_context_mismatch',
-  'is_engine_mismatch',
-  'is_os_mismatch',
-] as const
-
-export type DeviceProfile = Record<string, string | number | boolean | null>
-
-/** The response's `device` object. */
-export function deviceProfile(
-  d: DeviceResolution,
-  facts: DeviceFacts,
-  flags: DeviceFlags | null,
-  ip: IpIntelResult | null,
-  timezone: string | null,
-): DeviceProfile {
-  const r = facts.rows
-  const out: DeviceProfile = {
-    id: d.fingerprint,
-    resolved_id: d.resolvedId,
-    resolution: d.rung === 1 ? 'deterministic' : 'probabilistic',
-    resolution_rung: d.rung,
-    collision_risk: d.collisionRisk,
-    risk_measured: d.riskMeasured,
-    token_rejected: d.tokenRejected,
-    account_count: d.fingerprint ? r.fingerprintAccounts : r.deviceAccounts,
-    account_count_same_network: r.fingerprintNetworkAccounts,
-    distinct_ips: r.deviceIps,
-    unique: r.deviceIps <= 1,
-    connection_type: ip ? (ip.isDatacenter && !ip.isPrivacyRelay ? 'datacenter' : 'residential') : null,
-    os: null,
-    browser: null,
-    mobile: null,
-  }
-  for (const f of INTEGRITY_FLAGS) out[f] = flags?.[f] ?? null
-  out['timezone'] = timezone
-  out['ja4'] = false
-  out['ja4_known_tool'] = null
-  return out
 }
 
 export interface CollisionMeasurement {

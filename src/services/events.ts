@@ -1,6 +1,6 @@
+import type { TenantContext } from '../context.js'
 import type { Check } from '../scoring/types.js'
 import type { EventFilter, EventRecord } from '../store/events.js'
-import type { TenantCtx } from './context.js'
 
 /** A stored event as listings show it: hashes and coarse attributes only. */
 export function eventView(e: EventRecord) {
@@ -25,13 +25,13 @@ export function eventView(e: EventRecord) {
   }
 }
 
-export async function listEvents(ctx: TenantCtx, filter: EventFilter) {
+export async function listEvents(ctx: TenantContext, filter: EventFilter) {
   const { events, total } = await ctx.store.events.list(ctx.tenant.id, filter)
   return { events: events.map(eventView), total, limit: filter.limit, offset: filter.offset }
 }
 
 /** Totals and average score per verdict and the top reason codes over a rolling window ending now. */
-export async function eventStats(ctx: TenantCtx, windowHours: number) {
+export async function eventStats(ctx: TenantContext, windowHours: number) {
   const to = ctx.clock.now()
   const from = to - windowHours * 3600_000
   const s = await ctx.store.events.stats(ctx.tenant.id, from, to)

@@ -1,3 +1,4 @@
+import type { RequestContext } from '../context.js'
 import { badRequest } from '../errors.js'
 import type { EmailAnalysis } from '../intel/email/index.js'
 import type { Intel } from '../intel/index.js'
@@ -6,30 +7,21 @@ import { type EmailResult, emailResult } from '../scoring/identifiers/email.js'
 import { type IpResult, ipResult } from '../scoring/identifiers/ip.js'
 import { type PhoneResult, phoneResult } from '../scoring/identifiers/phone.js'
 import { EMPTY_REPUTATION, type Reputation } from '../scoring/network.js'
-import type { LookupKind } from '../store/lookups.js'
-import type { Tenant } from '../store/tenants.js'
+import type { CheckedKind, EntityKind } from '../util/entities.js'
 import { maskEmail, maskPhone } from '../util/mask.js'
-import type { EntityKind } from '../util/secrets.js'
-import type { Deps } from './context.js'
-
-export interface IdentifierDeps extends Deps {
-  intel: Intel
-  /** The tenant a keyed check acts for; absent for an anonymous (keyless) check. */
-  tenant?: Tenant
-}
 
 /**
  * The shared network is read only on behalf of a tenant: an anonymous caller gets zero counts and
  * `recent_abuse` false, so its fraud score rests on reference data alone and the network cannot be
  * used as a free lookup service.
  */
-function reputationFor(deps: IdentifierDeps, kind: EntityKind, valueHash: string): Promise<Reputation> {
-  if (!deps.tenant) return Promise.resolve({ ...EMPTY_REPUTATION })
-  return deps.store.network.reputation(kind, valueHash, deps.clock.now())
+function reputationFor(ctx: RequestContext, kind: EntityKind, valueHash: string): Promise<Reputation> {
+  if (!ctx.tenant) return Promise.resolve({ ...EMPTY_REPUTATION })
+  return ctx.store.network.reputation(kind, valueHash, ctx.clock.now())
 }
 
 /** One evaluated identifier: the API payload and what the lookup history keeps (hash and hint only). */
-export interface Evaluated<R, K extends LookupKind = LookupKind> {
+export interface Evaluated<R, K extends CheckedKind = CheckedKind> {
   kind: K
   result: R
   reputation: Reputation
@@ -74,37 +66,37 @@ export async function mxStatus(intel: Intel, a: EmailAnalysis): Promise<EmailRes
 }
 
 export async function evaluateEmail(
-  deps: IdentifierDeps,
+  ctx: RequestContext,
   raw: string,
 ): Promise<Evaluated<EmailResult, 'email'>> {
-  const a = deps.intel.email.analyze(raw)
+  const a = ctx.intel.email.analyze(raw)
   const { key, hint } = emailKey(a, raw)
-  const valueHash = deps.hasher.entity('email', key)
-  const [mx, rep] = await Promise.all([mxStatus(deps.intel, a), reputationFor(deps, 'email', valueHash)])
+  const valueHash = ctx.hasher.entity('email', key)
+  const [mx, rep] = await Promise.all([mxStatus(ctx.intel, a), reputationFor(ctx, 'email', valueHash)])
   const catchAll =
-    mx === 'valid' && a.domain && !a.isFreeProvider ? await deps.intel.email.catchAll(a.domain) : null
+    mx === 'valid' && a.domain && !a.isFreeProvider ? await ctx.intel.email.catchAll(a.domain) : null
   const r = emailResult(a, mx, catchAll, rep)
   return { kind: 'email' as const, ...r, reputation: rep, valueHash, hint }
 }
 
-export async function evaluateIp(deps: IdentifierDeps, raw: string): Promise<Evaluated<IpResult, 'ip'>> {
-  const ip = deps.intel.ip.lookup(raw)
+export async function evaluateIp(ctx: RequestContext, raw: string): Promise<Evaluated<IpResult, 'ip'>> {
+  const ip = ctx.intel.ip.lookup(raw)
   const parsed = parseIp(raw)
   if (!ip || !parsed) throw badRequest('ip is not a valid IP address')
-  const valueHash = deps.hasher.entity('ip', parsed.ip)
-  const rep = await reputationFor(deps, 'ip', valueHash)
+  const valueHash = ctx.hasher.entity('ip', parsed.ip)
+  const rep = await reputationFor(ctx, 'ip', valueHash)
   return { kind: 'ip' as const, ...ipResult(ip, rep), reputation: rep, valueHash, hint: parsed.hint }
 }
 
 export async function evaluatePhone(
-  deps: IdentifierDeps,
+  ctx: RequestContext,
   raw: string,
   country?: string,
 ): Promise<Evaluated<PhoneResult, 'phone'>> {
-  const p = deps.intel.phone.analyze(raw, country)
+  const p = ctx.intel.phone.analyze(raw, country)
   const key = phoneKey(p, raw)
-  const valueHash = deps.hasher.entity('phone', key)
-  const rep = await reputationFor(deps, 'phone', valueHash)
-  const r = phoneResult(p, rep, deps.intel.phone.disposableKnown)
+  const valueHash = ctx.hasher.entity('phone', key)
+  const rep = await reputationFor(ctx, 'phone', valueHash)
+  const r = phoneResult(p, rep, ctx.intel.phone.disposableKnown)
   return { kind: 'phone' as const, ...r, reputation: rep, valueHash, hint: maskPhone(key) }
 }

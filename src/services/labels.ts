@@ -1,9 +1,9 @@
+import type { TenantContext } from '../context.js'
 import { badRequest, notFound } from '../errors.js'
 import { parseIp } from '../intel/ip/normalize.js'
 import { addAsnBad } from '../store/aggregates.js'
 import type { NetworkEntity } from '../store/network.js'
-import type { TenantCtx } from './context.js'
-import { emailKey, type IdentifierDeps } from './identifiers.js'
+import { emailKey } from './identifiers.js'
 import { networkEntities, suppressionHash } from './network.js'
 
 export interface LabelBody {
@@ -12,8 +12,6 @@ export interface LabelBody {
   entities?: { ip?: string; email?: string; device_id?: string }
   note?: string
 }
-
-type Ctx = TenantCtx & IdentifierDeps
 
 interface Identifiers {
   ipHash: string | null
@@ -25,7 +23,7 @@ interface Identifiers {
 const NONE: Identifiers = { ipHash: null, emailHash: null, deviceId: null, userId: null }
 
 /** The identifiers named in the body's `entities`, hashed as events store them. */
-function givenIdentifiers(ctx: Ctx, given: NonNullable<LabelBody['entities']>): Identifiers {
+function givenIdentifiers(ctx: TenantContext, given: NonNullable<LabelBody['entities']>): Identifiers {
   const out = { ...NONE }
   if (given.ip !== undefined) {
     const ip = parseIp(given.ip)
@@ -58,7 +56,7 @@ function unique(entities: NetworkEntity[]): NetworkEntity[] {
  * scored. `legit` is a local suppression only: it removes no flag from the network, not even this
  * tenant's own, so nobody else's risk is lowered. The event's verdict never changes.
  */
-export async function label(ctx: Ctx, body: LabelBody) {
+export async function label(ctx: TenantContext, body: LabelBody) {
   const now = ctx.clock.now()
   let recorded = NONE
   if (body.event_id !== undefined) {
@@ -117,7 +115,13 @@ export async function label(ctx: Ctx, body: LabelBody) {
     }
     if (contributes && body.event_id !== undefined) {
       contributed = shareable.filter((_, i) => !already.has(hashes[i]!))
-      yield* store.network.addFlags(tenant.id, contributed, body.label, body.event_id, now)
+      yield* store.network.addFlags({
+        tenantId: tenant.id,
+        entities: contributed,
+        label: body.label,
+        eventId: body.event_id,
+        nowMs: now,
+      })
     }
     return id
   })

@@ -1,14 +1,15 @@
+import type { TenantContext } from '../context.js'
 import { badRequest, notFound } from '../errors.js'
 import { canonicalizeEmail } from '../intel/email/canonical.js'
 import { parseIp } from '../intel/ip/normalize.js'
-import type { ListEntry, ListName, ListType, NewListEntry } from '../store/lists.js'
+import type { ListEntry, ListName, NewListEntry } from '../store/lists.js'
+import type { ListedKind } from '../util/entities.js'
 import { maskEmail } from '../util/mask.js'
 import type { Hasher } from '../util/secrets.js'
-import type { TenantCtx } from './context.js'
 
 export interface ListInput {
   list: ListName
-  type: ListType
+  type: ListedKind
   value: string
 }
 
@@ -19,7 +20,7 @@ export interface ListInput {
  */
 export function listKey(
   hasher: Hasher,
-  type: ListType,
+  type: ListedKind,
   value: string,
 ): { valueKey: string; hint: string } | string {
   if (type === 'email') {
@@ -43,7 +44,7 @@ export function listKey(
 export interface ListEntryView {
   id: string
   list: ListName
-  type: ListType
+  type: ListedKind
   hint: string
   createdMs: number
   value?: string
@@ -63,13 +64,13 @@ export function viewEntry(e: ListEntry, echo?: string): ListEntryView {
   return v
 }
 
-function toNew(ctx: TenantCtx, input: ListInput, field: string): NewListEntry {
+function toNew(ctx: TenantContext, input: ListInput, field: string): NewListEntry {
   const key = listKey(ctx.hasher, input.type, input.value)
   if (typeof key === 'string') throw badRequest(`${field}: ${key}`)
   return { list: input.list, type: input.type, ...key }
 }
 
-export async function addListEntry(ctx: TenantCtx, input: ListInput): Promise<ListEntryView> {
+export async function addListEntry(ctx: TenantContext, input: ListInput): Promise<ListEntryView> {
   const [entry] = await ctx.store.lists.addMany(
     ctx.tenant.id,
     [toNew(ctx, input, 'body.value')],
@@ -79,18 +80,21 @@ export async function addListEntry(ctx: TenantCtx, input: ListInput): Promise<Li
 }
 
 /** All rows are validated before anything is written; then they are written in one transaction. */
-export async function addListEntries(ctx: TenantCtx, rows: readonly ListInput[]): Promise<ListEntryView[]> {
+export async function addListEntries(
+  ctx: TenantContext,
+  rows: readonly ListInput[],
+): Promise<ListEntryView[]> {
   const prepared = rows.map((r, i) => toNew(ctx, r, `body.rows[${i}].value`))
   const entries = await ctx.store.lists.addMany(ctx.tenant.id, prepared, ctx.clock.now())
   return entries.map((e, i) => viewEntry(e, rows[i]?.value))
 }
 
-export async function listEntries(ctx: TenantCtx, limit: number, offset: number) {
+export async function listEntries(ctx: TenantContext, limit: number, offset: number) {
   const { entries, total } = await ctx.store.lists.list(ctx.tenant.id, limit, offset)
   return { entries: entries.map((e) => viewEntry(e)), total, limit, offset }
 }
 
-export async function removeListEntry(ctx: TenantCtx, id: number): Promise<ListEntryView> {
+export async function removeListEntry(ctx: TenantContext, id: number): Promise<ListEntryView> {
   const removed = await ctx.store.lists.remove(ctx.tenant.id, id)
   if (!removed) throw notFound(`list entry ${id} not found`)
   return viewEntry(removed)

@@ -1,11 +1,11 @@
+import type { TenantContext } from '../context.js'
 import { badRequest } from '../errors.js'
 import { parseIp } from '../intel/ip/normalize.js'
 import type { ErasedCounts, SubjectKeys } from '../store/privacy.js'
-import type { EntityKind } from '../util/secrets.js'
+import type { EntityKind } from '../util/entities.js'
 import { lookupView } from './checks.js'
-import type { TenantCtx } from './context.js'
 import { eventView } from './events.js'
-import { emailKey, type IdentifierDeps, phoneKeys } from './identifiers.js'
+import { emailKey, phoneKeys } from './identifiers.js'
 import { suppressionHash } from './network.js'
 import { mergeExports } from './subject-merge.js'
 
@@ -17,8 +17,6 @@ export interface SubjectBody {
   user_id?: string
   limit?: number
 }
-
-type Ctx = TenantCtx & IdentifierDeps
 
 /** Tables erasure writes to; reclaimed afterwards so the freed bytes leave the storage. */
 export const ERASED_TABLES = [
@@ -38,7 +36,7 @@ export const ERASED_TABLES = [
  * first goes in `keys`, the others in `otherPhoneHashes`, each matched on its own.
  */
 export function subjectKeys(
-  ctx: Ctx,
+  ctx: TenantContext,
   body: SubjectBody,
 ): {
   keys: SubjectKeys
@@ -77,7 +75,7 @@ export function subjectKeys(
   return { keys, otherPhoneHashes, entities }
 }
 
-export async function exportSubject(ctx: Ctx, body: SubjectBody) {
+export async function exportSubject(ctx: TenantContext, body: SubjectBody) {
   const { keys, otherPhoneHashes } = subjectKeys(ctx, body)
   const limit = body.limit ?? 1000
   const parts = [await ctx.store.privacy.export(ctx.tenant.id, keys, limit)]
@@ -137,7 +135,7 @@ export async function exportSubject(ctx: Ctx, body: SubjectBody) {
  * Erasure: deletes every matching row of the tenant and writes one `forget` suppression per identifier
  * in one transaction, then makes the storage give the bytes back (see docs/privacy.md).
  */
-export async function forgetSubject(ctx: Ctx, body: SubjectBody) {
+export async function forgetSubject(ctx: TenantContext, body: SubjectBody) {
   const { keys, otherPhoneHashes, entities } = subjectKeys(ctx, body)
   const now = ctx.clock.now()
   const { store, tenant, hasher } = ctx
@@ -171,6 +169,6 @@ export async function forgetSubject(ctx: Ctx, body: SubjectBody) {
   return { deleted, suppressions: entities.length, storage }
 }
 
-export async function listSuppressions(ctx: TenantCtx, limit: number) {
+export async function listSuppressions(ctx: TenantContext, limit: number) {
   return { suppressions: await ctx.store.privacy.suppressions(ctx.tenant.id, limit), limit }
 }

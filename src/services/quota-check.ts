@@ -1,6 +1,6 @@
+import type { TenantContext } from '../context.js'
 import { ApiError } from '../errors.js'
 import { usagePeriod } from '../store/usage.js'
-import type { TenantCtx } from './context.js'
 
 /** Start of the next calendar month (UTC), when the monthly meter starts again. */
 export function nextPeriodStart(nowMs: number): number {
@@ -24,7 +24,7 @@ export function quotaExceeded(quota: number, units: number, nowMs: number): ApiE
  * units are still metered atomically with the recording (consumeQuota), which also refuses the rare
  * request that a concurrent one overtook in between.
  */
-export async function assertQuotaFits(ctx: TenantCtx, units: number): Promise<void> {
+export async function assertQuotaFits(ctx: TenantContext, units: number): Promise<void> {
   const now = ctx.clock.now()
   const quota = ctx.tenant.monthlyQuota
   if (await ctx.store.usage.mayFit(ctx.tenant.id, usagePeriod(now), units, quota)) return

@@ -1,35 +1,26 @@
 import type { Static } from '@fastify/type-provider-typebox'
-import type { EmailAnalysis } from '../intel/email/index.js'
-import type { IpIntelResult } from '../intel/ip/index.js'
-import { parseIp } from '../intel/ip/normalize.js'
+import type { TenantContext } from '../context.js'
 import type { ScoreRequest } from '../schemas/score.js'
 import type { ConfigOverrides, ScoringConfig } from '../scoring/config.js'
 import { effectiveConfig } from '../scoring/config.js'
-import { feedWarnings } from '../scoring/identifiers/ip.js'
 import type { NetworkSignals } from '../scoring/network.js'
-import type { DeviceFlags, EmailSignals, IpSignals, ListMatch } from '../scoring/types.js'
+import type { ListMatch } from '../scoring/types.js'
 import type { Overrides } from '../store/config.js'
-import type { ListType } from '../store/lists.js'
-import type { TenantCtx } from './context.js'
+import type { ListKey } from '../store/lists.js'
+import type { EventAttributes } from '../store/scored-event.js'
 import { type DeviceResolution, resolveDevice } from './device.js'
-import { emailKey, type IdentifierDeps, mxStatus, phoneKey } from './identifiers.js'
-import { type AsnRates, gatherNetwork } from './network.js'
+import { gatherNetwork } from './network-signals.js'
+import { type EmailInput, emailInput, type IpInput, ipInput, phoneInput } from './score-identifiers.js'
 
 export type ScoreBody = Static<typeof ScoreRequest>
 
 /** Everything about one event that does not depend on the tenant's history, gathered before the write. */
 export interface PreparedEvent {
   body: ScoreBody
-  userId: string | null
-  deviceId: string | null
-  ip: IpIntelResult | null
-  ipHash: string | null
-  ipSignals: IpSignals | null
-  email: EmailAnalysis | null
-  emailHash: string | null
-  emailSignals: EmailSignals | null
-  phoneHash: string | null
-  phoneCountry: string | null
+  /** What storage records of the event (hashes and coarse attributes), built once here. */
+  attributes: EventAttributes
+  ip: IpInput | null
+  email: EmailInput | null
   timezone: { zone: string; countries: string[] | null } | null
   lists: ListMatch[]
   config: ScoringConfig
@@ -43,107 +34,66 @@ export interface PreparedEvent {
 const present = (s: string | undefined): string | null =>
   s === undefined || s.trim() === '' ? null : s.trim()
 
-function ipSignals(ip: IpIntelResult): IpSignals {
-  return {
-    asn: ip.asn,
-    org: ip.org,
-    geoCountry: ip.country,
-    isDatacenter: ip.isDatacenter,
-    datacenterProvider: ip.datacenterProvider,
-    isTor: ip.isTor,
-    isVpn: ip.isVpn,
-    vpnProvider: ip.vpnProvider,
-    isProxy: ip.isProxy,
-    isPrivacyRelay: ip.isPrivacyRelay,
-  }
-}
-
-type Ctx = TenantCtx & IdentifierDeps & { asnRates: AsnRates }
-
-/** Reference lookups (in memory), the MX lookup (cached DNS), list matches and the tenant config. */
-export async function prepareEvent(ctx: Ctx, body: ScoreBody, overrides?: Overrides): Promise<PreparedEvent> {
-  const warnings: string[] = []
+/**
+ * Each identifier on its own (score-identifiers.ts), then what needs several of them at once: list
+ * matches, the tenant config, the device resolution and the network signals.
+ */
+export async function prepareEvent(
+  ctx: TenantContext,
+  body: ScoreBody,
+  overrides?: Overrides,
+): Promise<PreparedEvent> {
   const userId = present(body.user_id)
   const deviceId = present(body.device_id)
-  const listKeys: { type: ListType; valueKey: string }[] = []
+  const rawIp = present(body.ip)
+  const rawEmail = present(body.email)
+  const rawPhone = present(body.phone)
+  const ip = rawIp ? ipInput(ctx, rawIp) : null
+  const email = rawEmail ? await emailInput(ctx, rawEmail) : null
+  const phone = rawPhone ? phoneInput(ctx, rawPhone, present(body.phone_country)) : null
+
+  const warnings: string[] = []
+  if (ip) warnings.push(...ip.warnings)
+  if (email) warnings.push(...email.warnings)
+  // Matched in this order, which is the order list checks fire in.
+  const listKeys: ListKey[] = []
   if (userId) listKeys.push({ type: 'user', valueKey: userId })
   if (deviceId) listKeys.push({ type: 'device', valueKey: deviceId })
+  if (ip?.listKey) listKeys.push(ip.listKey)
+  if (email?.listKey) listKeys.push(email.listKey)
 
-  let ip: IpIntelResult | null = null
-  let ipHash: string | null = null
-  const rawIp = present(body.ip)
-  if (rawIp) {
-    const parsed = parseIp(rawIp)
-    ip = parsed ? ctx.intel.ip.lookup(parsed.ip) : null
-    if (!parsed || !ip) warnings.push('ip_invalid: the ip field is not an IP address; IP checks were skipped')
-    else {
-      ipHash = ctx.hasher.entity('ip', parsed.ip)
-      listKeys.push({ type: 'ip', valueKey: ipHash })
-      warnings.push(...feedWarnings(ip))
-    }
+  const lookup = ip?.lookup ?? null
+  const attributes: EventAttributes = {
+    tenantId: ctx.tenant.id,
+    event: body.event,
+    userId,
+    deviceId,
+    // Set below, once the device is resolved.
+    device: null,
+    emailHash: email?.hash ?? null,
+    emailDomain: email?.analysis.domain ?? null,
+    ipHash: ip?.hash ?? null,
+    ipPrefix: lookup?.prefix ?? null,
+    asn: lookup?.asn ?? null,
+    ipCountry: lookup?.country ?? null,
+    phoneHash: phone?.hash ?? null,
+    phoneCountry: phone?.country ?? null,
   }
-
-  let email: EmailAnalysis | null = null
-  let emailHash: string | null = null
-  let emailSignals: EmailSignals | null = null
-  const rawEmail = present(body.email)
-  if (rawEmail) {
-    email = ctx.intel.email.analyze(rawEmail)
-    emailHash = ctx.hasher.entity('email', emailKey(email, rawEmail).key)
-    listKeys.push({ type: 'email', valueKey: emailHash })
-    if (email.malformed || !email.domain) {
-      warnings.push(`email_malformed: ${email.rejectReason ?? 'unusable address'}; email checks were skipped`)
-    } else {
-      const mx = await mxStatus(ctx.intel, email)
-      if (mx === 'unknown')
-        warnings.push('email_mx_unknown: DNS did not answer in time; email_no_mx was not evaluated')
-      if (mx === 'not_checked')
-        warnings.push(
-          'email_mx_not_checked: the domain is not under a public suffix; email_no_mx was not evaluated',
-        )
-      emailSignals = {
-        domain: email.domain,
-        isDisposable: email.isDisposable,
-        looksGibberish: email.looksGibberish,
-        gibberishScore: email.gibberishScore,
-        hasPlusTag: email.hasPlusTag,
-        mx: mx === 'none' ? 'none' : mx === 'valid' ? 'valid' : 'unknown',
-      }
-    }
-  }
-
-  let phoneHash: string | null = null
-  let phoneCountry: string | null = null
-  const rawPhone = present(body.phone)
-  if (rawPhone) {
-    const p = ctx.intel.phone.analyze(rawPhone, present(body.phone_country) ?? undefined)
-    phoneHash = ctx.hasher.entity('phone', phoneKey(p, rawPhone))
-    phoneCountry = p.country ?? present(body.phone_country)?.toUpperCase() ?? null
-  }
-
   const zone = present(body.timezone)
-  const timezone = zone ? { zone, countries: ctx.intel.timezoneCountries(zone) } : null
-
   const now = ctx.clock.now()
   const [matches, stored, device, network] = await Promise.all([
     ctx.store.lists.match(ctx.tenant.id, listKeys),
     overrides ? Promise.resolve(overrides) : ctx.store.config.cachedOverrides(ctx.tenant.id),
-    resolveDevice(ctx, { fingerprint: deviceId, token: present(body.device_token), ip }),
-    gatherNetwork(ctx, { ipHash, emailHash, deviceId, userId, asn: ip?.asn ?? null }, now),
+    resolveDevice(ctx, { fingerprint: deviceId, token: present(body.device_token), ip: lookup }),
+    gatherNetwork(ctx, attributes, now),
   ])
+  if (device.observed) attributes.device = device
   return {
     body,
-    userId,
-    deviceId,
+    attributes,
     ip,
-    ipHash,
-    ipSignals: ip ? ipSignals(ip) : null,
     email,
-    emailHash,
-    emailSignals,
-    phoneHash,
-    phoneCountry,
-    timezone,
+    timezone: zone ? { zone, countries: ctx.intel.timezoneCountries(zone) } : null,
     lists: matches.map((m) => ({ list: m.list, type: m.type })),
     config: effectiveConfig(stored as ConfigOverrides),
     device,
@@ -151,6 +101,3 @@ export async function prepareEvent(ctx: Ctx, body: ScoreBody, overrides?: Overri
     warnings,
   }
 }
-
-export const deviceFlags = (p: PreparedEvent): DeviceFlags | null =>
-  (p.body.device as DeviceFlags | undefined) ?? null

@@ -1,52 +1,28 @@
-import type { Explainer, ExplanationInput } from '../ai/index.js'
+import type { ExplanationInput } from '../ai/index.js'
+import type { TenantContext } from '../context.js'
+import type { ScoreResponse } from '../schemas/score.js'
 import { VELOCITY_WINDOW_MS } from '../scoring/checks/velocity.js'
 import { score } from '../scoring/engine.js'
 import { templateExplanation } from '../scoring/explain.js'
-import type { Check, EngineResult } from '../scoring/types.js'
+import { OUTSIDE_SIGNAL_CODES } from '../scoring/reasons.js'
+import type { EngineResult } from '../scoring/types.js'
 import type { GroupCounters } from '../store/aggregates.js'
 import type { Work } from '../store/db.js'
+import type { ScoredEvent } from '../store/scored-event.js'
 import { mapLimit } from '../util/pool.js'
 import { uuidv7 } from '../util/uuid.js'
-import type { TenantCtx } from './context.js'
-import { type DeviceProfile, deviceHistory, deviceProfile } from './device.js'
-import type { GroupWriter } from './group-writer.js'
-import type { IdentifierDeps } from './identifiers.js'
-import type { AsnRates } from './network.js'
+import { deviceHistory } from './device.js'
+import { deviceProfile } from './device-profile.js'
 import { consumeQuota } from './quota.js'
 import { assertQuotaFits } from './quota-check.js'
-import { deviceFlags, type PreparedEvent, prepareEvent, type ScoreBody } from './score-inputs.js'
-
-export interface ScoreDeps extends IdentifierDeps {
-  writer: GroupWriter
-  asnRates: AsnRates
-  explainer: Explainer
-}
-
-export type ScoreCtx = TenantCtx & ScoreDeps
-
-export interface ScoreResponse {
-  event_id: string
-  score: number
-  verdict: EngineResult['verdict']
-  reasons: string[]
-  reason_text: string
-  checks: Check[]
-  identity?: { email_canonical: string | null; email_is_aliased: boolean; email_alias_tricks: string[] }
-  device?: DeviceProfile
-  device_token?: string
-  warnings?: string[]
-}
+import { type PreparedEvent, prepareEvent, type ScoreBody } from './score-inputs.js'
 
 interface Scored {
-  id: string
+  event: ScoredEvent
   prepared: PreparedEvent
-  result: EngineResult
   /** The device profile, when the event carried a fingerprint or a device token. */
-  device?: DeviceProfile
+  device?: ScoreResponse['device']
 }
-
-/** Checks that come from the shared network or the tenant's lists: left out of the ASN "bad" test. */
-const NOT_CORE = /^(abusive_asn|seen_in_fraud_network|abuse_ip|blocklisted_.*|allowlisted_.*)$/
 
 /**
  * Whether the event counts as bad for its ASN's fraud rate: its score from its own signals alone (no
@@ -55,7 +31,7 @@ const NOT_CORE = /^(abusive_asn|seen_in_fraud_network|abuse_ip|blocklisted_.*|al
  */
 export function countsAsBadForAsn(result: EngineResult, blockThreshold: number): boolean {
   let core = 0
-  for (const c of result.checks) if (!NOT_CORE.test(c.reason)) core += c.weight
+  for (const c of result.checks) if (!OUTSIDE_SIGNAL_CODES.has(c.reason)) core += c.weight
   return Math.min(100, core) >= blockThreshold
 }
 
@@ -64,106 +40,53 @@ export function countsAsBadForAsn(result: EngineResult, blockThreshold: number):
  * unit of work so the next event (of this batch or of a concurrent request) sees this one.
  */
 function* scoreAndRecord(
-  ctx: ScoreCtx,
+  ctx: TenantContext,
   counters: GroupCounters,
   p: PreparedEvent,
   now: number,
 ): Work<Scored> {
-  const { store, tenant } = ctx
-  const ipAccounts = p.ipHash
-    ? yield* store.events.ipAccounts(tenant.id, p.ipHash, now - VELOCITY_WINDOW_MS, p.userId)
+  const a = p.attributes
+  const ipAccounts = a.ipHash
+    ? yield* ctx.store.events.ipAccounts(a.tenantId, a.ipHash, now - VELOCITY_WINDOW_MS, a.userId)
     : null
-  const ipPrefix = p.ip?.prefix ?? null
-  const event = {
-    userId: p.userId,
-    ipHash: p.ipHash,
-    ipPrefix,
-    asn: p.ip?.asn ?? null,
-    country: p.ip?.country ?? null,
-  }
-  const dev = yield* deviceHistory(tenant.id, p.device, event, store, now)
+  const dev = yield* deviceHistory(ctx, a, now)
   const result = score({
     config: p.config,
     lists: p.lists,
     eventCountry: p.body.event_country?.trim() || null,
     ipCountry: p.body.ip_country?.trim() || null,
-    ip: p.ipSignals,
-    email: p.emailSignals,
-    device: deviceFlags(p),
+    ip: p.ip?.signals ?? null,
+    email: p.email?.signals ?? null,
+    device: p.body.device ?? null,
     timezone: p.timezone,
     history: { ipAccounts, device: dev?.history ?? null },
     network: p.network,
   })
-  const id = uuidv7(now)
-  const asnBad = countsAsBadForAsn(result, p.config.thresholds.block)
-  yield* store.events.insert(
-    {
-      id,
-      tenantId: tenant.id,
-      createdMs: now,
-      event: p.body.event,
-      userId: p.userId,
-      deviceId: p.deviceId,
-      resolvedDeviceId: dev ? p.device.resolvedId : null,
-      emailHash: p.emailHash,
-      emailDomain: p.email?.domain ?? null,
-      ipHash: p.ipHash,
-      ipPrefix,
-      asn: event.asn,
-      ipCountry: event.country,
-      phoneHash: p.phoneHash,
-      phoneCountry: p.phoneCountry,
-      score: result.score,
-      verdict: result.verdict,
-      reasons: result.reasons,
-      checks: JSON.stringify(result.checks),
-    },
-    asnBad,
-  )
-  if (dev) {
-    yield* store.devices.insertObservation({
-      tenantId: tenant.id,
-      eventId: id,
-      createdMs: now,
-      deviceId: p.deviceId,
-      resolvedId: p.device.resolvedId,
-      tokenId: p.device.tokenId,
-      rung: p.device.rung,
-      userId: p.userId,
-      ipHash: p.ipHash,
-      ipPrefix,
-      asn: event.asn,
-      country: event.country,
-      connectionType: p.device.connection,
-      platform: p.device.platform,
-      verdict: result.verdict,
-    })
-  }
-  counters.add({
-    tenantId: tenant.id,
+  const event: ScoredEvent = {
+    id: uuidv7(now),
     createdMs: now,
-    verdict: result.verdict,
-    score: result.score,
-    reasons: result.reasons,
-    asn: event.asn,
-    asnBad,
-  })
-  if (!dev) return { id, prepared: p, result }
-  const device = deviceProfile(p.device, dev, deviceFlags(p), p.ip, p.timezone?.zone ?? null)
-  return { id, prepared: p, result, device }
+    attributes: a,
+    result,
+    asnBad: countsAsBadForAsn(result, p.config.thresholds.block),
+  }
+  yield* ctx.store.events.insert(event)
+  yield* ctx.store.devices.insertObservation(event)
+  counters.add(event)
+  if (!dev) return { event, prepared: p }
+  return { event, prepared: p, device: deviceProfile(p, dev) }
 }
 
 function respond(s: Scored): ScoreResponse {
-  const r = s.result
+  const r = s.event.result
   const out: ScoreResponse = {
-    event_id: s.id,
+    event_id: s.event.id,
     score: r.score,
     verdict: r.verdict,
     reasons: r.reasons,
     reason_text: templateExplanation(r),
     checks: r.checks,
   }
-  const e = s.prepared.email
+  const e = s.prepared.email?.analysis
   if (e)
     out.identity = {
       email_canonical: e.canonical,
@@ -178,7 +101,7 @@ function respond(s: Scored): ScoreResponse {
 
 function explanationInput(s: Scored, text: string): ExplanationInput {
   const t = s.prepared.config.thresholds
-  const r = s.result
+  const r = s.event.result
   return {
     verdict: r.verdict,
     score: r.score,
@@ -189,7 +112,7 @@ function explanationInput(s: Scored, text: string): ExplanationInput {
 }
 
 /** Replaces the templated reason_text with the AI layer's when it answers in time; never touches the verdict. */
-async function explain(ctx: ScoreCtx, scored: Scored[], out: ScoreResponse[]): Promise<void> {
+async function explain(ctx: TenantContext, scored: Scored[], out: ScoreResponse[]): Promise<void> {
   const explanations = await ctx.explainer.explainMany(
     scored.map((s, i) => explanationInput(s, out[i]!.reason_text)),
   )
@@ -203,12 +126,13 @@ async function explain(ctx: ScoreCtx, scored: Scored[], out: ScoreResponse[]): P
 const NO_LOCKS: string[] = []
 
 /** The entities an event's history is read by: its IP, its fingerprint and its device identity. */
-function entityLocks(ctx: ScoreCtx, p: PreparedEvent): string[] {
+function entityLocks(ctx: TenantContext, p: PreparedEvent): string[] {
   // Only PostgreSQL takes them (store/entity-locks.ts); SQLite's write lock serialises everything.
   if (ctx.store.db.dialect !== 'postgres') return NO_LOCKS
   const tenantId = ctx.tenant.id
   const keys: string[] = []
-  if (p.ipHash) keys.push(`ip\u0000${tenantId}\u0000${p.ipHash}`)
+  const ipHash = p.attributes.ipHash
+  if (ipHash) keys.push(`ip\u0000${tenantId}\u0000${ipHash}`)
   if (p.device.observed) {
     if (p.device.fingerprint) keys.push(`fp\u0000${tenantId}\u0000${p.device.fingerprint}`)
     keys.push(`tk\u0000${tenantId}\u0000${p.device.tokenId}`)
@@ -216,7 +140,7 @@ function entityLocks(ctx: ScoreCtx, p: PreparedEvent): string[] {
   return keys
 }
 
-export async function scoreEvent(ctx: ScoreCtx, body: ScoreBody): Promise<ScoreResponse> {
+export async function scoreEvent(ctx: TenantContext, body: ScoreBody): Promise<ScoreResponse> {
   // An over-quota key is refused before any DNS lookup or preparation.
   await assertQuotaFits(ctx, 1)
   const prepared = await prepareEvent(ctx, body)
@@ -235,7 +159,7 @@ export async function scoreEvent(ctx: ScoreCtx, body: ScoreBody): Promise<ScoreR
 
 /** Rows are scored and recorded in order in one unit of work: later rows see earlier rows' history. */
 export async function scoreBatch(
-  ctx: ScoreCtx,
+  ctx: TenantContext,
   rows: readonly ScoreBody[],
 ): Promise<{ results: ScoreResponse[] }> {
   await assertQuotaFits(ctx, rows.length)

@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { parseIp } from '../intel/ip/normalize.js'
-import type { Deps } from './context.js'
+import type { Store } from '../store/index.js'
+import type { Clock } from '../util/clock.js'
+import type { Hasher } from '../util/secrets.js'
 import { clientBucket, RateLimiter } from './rate-limiter.js'
 
 /** Paths no legitimate client of this API ever requests; scanners and bots probe them. */
@@ -87,21 +89,25 @@ export type TrapOutcome = 'recorded' | 'duplicate' | 'browser' | 'rate_limited' 
 export class TrapRecorder {
   private readonly limiter = new RateLimiter()
 
-  constructor(private readonly deps: Deps) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly hasher: Hasher,
+  ) {}
 
   async record(req: TrapRequest): Promise<TrapOutcome> {
     if (browserInitiated(req.headers, req.host) !== null) return 'browser'
     const ip = parseIp(req.ip)
     if (!ip) return 'no_ip'
-    const now = this.deps.clock.now()
+    const now = this.clock.now()
     if (!this.limiter.hit(`ip:${clientBucket(ip.ip)}`, TRAP_RECORDS_PER_IP_PER_MINUTE, now).allowed) {
       return 'rate_limited'
     }
     if (!this.limiter.hit('all', TRAP_RECORDS_PER_MINUTE, now).allowed) return 'rate_limited'
-    const { network } = this.deps.store
-    const ipHash = this.deps.hasher.entity('ip', ip.ip)
-    const stored = await this.deps.store.db.tx(() =>
-      network.addTrapHit(ipHash, ip.prefix, req.path, 'http', now),
+    const { network } = this.store
+    const ipHash = this.hasher.entity('ip', ip.ip)
+    const stored = await this.store.db.tx(() =>
+      network.addTrapHit({ ipHash, ipPrefix: ip.prefix, path: req.path, source: 'http', atMs: now }),
     )
     return stored ? 'recorded' : 'duplicate'
   }

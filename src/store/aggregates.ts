@@ -1,19 +1,8 @@
 import { type Param, q, type Work } from './db.js'
+import type { ScoredEvent } from './scored-event.js'
 
 export const HOUR_MS = 3600_000
 export const DAY_MS = 86_400_000
-
-/** What one recorded event adds to the rollups. */
-export interface EventCounts {
-  tenantId: string
-  createdMs: number
-  verdict: string
-  score: number
-  reasons: readonly string[]
-  asn: number | null
-  /** Counts as bad for the ASN fraud rate (see docs/network.md). */
-  asnBad: boolean
-}
 
 interface Rollup {
   tenantId: string
@@ -91,29 +80,32 @@ export class GroupCounters {
   private readonly rollups = new Map<string, Rollup>()
   private readonly asnDays = new Map<string, AsnDay>()
 
-  add(e: EventCounts): void {
-    const hourMs = Math.floor(e.createdMs / HOUR_MS) * HOUR_MS
+  /** What one recorded event adds to the rollups and, when it has an ASN, to the ASN's day. */
+  add(s: ScoredEvent): void {
+    const { tenantId, asn } = s.attributes
+    const { verdict, score } = s.result
+    const hourMs = Math.floor(s.createdMs / HOUR_MS) * HOUR_MS
     // The '' row carries the verdict's count and score sum; one row per distinct reason feeds top reasons.
-    for (const reason of ['', ...new Set(e.reasons)]) {
-      const k = `${e.tenantId}\u0000${hourMs}\u0000${e.verdict}\u0000${reason}`
+    for (const reason of ['', ...new Set(s.result.reasons)]) {
+      const k = `${tenantId}\u0000${hourMs}\u0000${verdict}\u0000${reason}`
       const r = this.rollups.get(k)
-      const s = reason === '' ? e.score : 0
+      const sum = reason === '' ? score : 0
       if (r) {
         r.n++
-        r.scoreSum += s
+        r.scoreSum += sum
       } else {
-        this.rollups.set(k, { tenantId: e.tenantId, hourMs, verdict: e.verdict, reason, n: 1, scoreSum: s })
+        this.rollups.set(k, { tenantId, hourMs, verdict, reason, n: 1, scoreSum: sum })
       }
     }
-    if (e.asn === null) return
-    const dayMs = Math.floor(e.createdMs / DAY_MS) * DAY_MS
-    const k = `${dayMs}\u0000${e.asn}\u0000${e.tenantId}`
+    if (asn === null) return
+    const dayMs = Math.floor(s.createdMs / DAY_MS) * DAY_MS
+    const k = `${dayMs}\u0000${asn}\u0000${tenantId}`
     const a = this.asnDays.get(k)
     if (a) {
       a.events++
-      a.bad += e.asnBad ? 1 : 0
+      a.bad += s.asnBad ? 1 : 0
     } else {
-      this.asnDays.set(k, { dayMs, asn: e.asn, tenantId: e.tenantId, events: 1, bad: e.asnBad ? 1 : 0 })
+      this.asnDays.set(k, { dayMs, asn, tenantId, events: 1, bad: s.asnBad ? 1 : 0 })
     }
   }
 

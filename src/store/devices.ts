@@ -1,31 +1,7 @@
 import type { ConnectionClass, DevicePoint } from '../scoring/types.js'
 import { type Db, q, type Work } from './db.js'
 import { COLLISION_QUERY, type LinkKind, linksOf, recordLinks } from './links.js'
-
-/** One score of an event that carried a fingerprint or a device token. No raw IP: hash, prefix, ASN, country. */
-export interface DeviceObservation {
-  tenantId: string
-  eventId: string
-  createdMs: number
-  /** The caller's raw fingerprint (`device_id`), null when only a token was sent. */
-  deviceId: string | null
-  resolvedId: string
-  /** The device identity carried by the token returned for this event. */
-  tokenId: string
-  rung: 1 | 2 | 3
-  userId: string | null
-  ipHash: string | null
-  ipPrefix: string | null
-  asn: number | null
-  country: string | null
-  connectionType: ConnectionClass | null
-  /** os/browser from the beacon, when known. */
-  platform: string | null
-  verdict: string
-}
-
-/** Which column links the resolved device's history: the token identity at rung 1, the fingerprint at rung 2. */
-export type DeviceKey = { column: 'token_id' | 'device_id'; value: string }
+import type { DeviceEvent, ScoredEvent } from './scored-event.js'
 
 export interface DeviceHistoryRows {
   /** Distinct accounts on the fingerprint / on fingerprint + network / on the resolved device; each includes the current one. */
@@ -88,42 +64,48 @@ export class DeviceStore {
    * Records the observation's links and returns everything the engine and the device profile need about
    * the device: its keys' member counts (one insert and one capped count read, whatever the history) and
    * the resolved device's recent timeline (an index range bounded by `sinceMs` and TIMELINE_LIMIT rows).
-   * At rung 3 the identity links nothing, so only the links are recorded.
+   * At rung 3 the identity links nothing, so only the links are recorded. The resolved device's history
+   * is keyed by the fingerprint at rung 2 and by the token identity otherwise.
    */
-  *history(
-    o: Omit<DeviceObservation, 'eventId' | 'verdict'>,
-    key: DeviceKey,
-    sinceMs: number,
-  ): Work<DeviceHistoryRows> {
+  *history(e: DeviceEvent, createdMs: number, sinceMs: number): Work<DeviceHistoryRows> {
+    const { rung, tokenId } = e.device
+    // Rung 2 is reached only with a fingerprint.
+    const fingerprint = rung === 2 ? e.deviceId : null
+    const byToken = fingerprint === null
     const timelineRows =
-      o.rung === 3
+      rung === 3
         ? []
         : yield* q.all<{ created_ms: number; ip_hash: string | null; connection_type: string | null }>(
-            key.column === 'token_id' ? TIMELINE_BY_TOKEN : TIMELINE_BY_FINGERPRINT,
-            [o.tenantId, key.value, sinceMs],
+            byToken ? TIMELINE_BY_TOKEN : TIMELINE_BY_FINGERPRINT,
+            [e.tenantId, fingerprint ?? tokenId, sinceMs],
           )
     const links = linksOf({
-      device_id: o.deviceId,
-      token_id: o.tokenId,
-      user_id: o.userId,
-      ip_hash: o.ipHash,
-      ip_prefix: o.ipPrefix,
-      rung: o.rung,
+      device_id: e.deviceId,
+      token_id: tokenId,
+      user_id: e.userId,
+      ip_hash: e.ipHash,
+      ip_prefix: e.ipPrefix,
+      rung,
     })
     const counted: { kind: LinkKind; key: string }[] =
-      o.rung === 3
+      rung === 3
         ? []
         : [
-            { kind: 'ta', key: o.tokenId },
-            { kind: 'ti', key: o.tokenId },
+            { kind: 'ta', key: tokenId },
+            { kind: 'ti', key: tokenId },
           ]
-    if (o.rung !== 3 && o.deviceId !== null) {
-      counted.push({ kind: 'fa', key: o.deviceId }, { kind: 'fi', key: o.deviceId })
-      if (o.ipPrefix !== null) counted.push({ kind: 'fna', key: `${o.deviceId}|${o.ipPrefix}` })
+    if (rung !== 3 && e.deviceId !== null) {
+      counted.push({ kind: 'fa', key: e.deviceId }, { kind: 'fi', key: e.deviceId })
+      if (e.ipPrefix !== null) counted.push({ kind: 'fna', key: `${e.deviceId}|${e.ipPrefix}` })
     }
-    const c = yield* recordLinks(o.tenantId, links, counted, o.createdMs, o.platform)
+    const c = yield* recordLinks({
+      tenantId: e.tenantId,
+      links,
+      counted,
+      nowMs: createdMs,
+      platform: e.device.platform,
+    })
     const count = (k: LinkKind) => c.get(k) ?? 0
-    const byToken = key.column === 'token_id'
     return {
       fingerprintAccounts: count('fa'),
       fingerprintNetworkAccounts: count('fna'),
@@ -137,24 +119,30 @@ export class DeviceStore {
     }
   }
 
-  /** The observation row itself, once the event's verdict is known. */
-  *insertObservation(o: DeviceObservation): Work<void> {
+  /**
+   * The observation row itself, once the event's verdict is known: one per event that carried a device
+   * (no raw IP: hash, prefix, ASN, country). An event without a device records nothing here.
+   */
+  *insertObservation(s: ScoredEvent): Work<void> {
+    const a = s.attributes
+    const d = a.device
+    if (!d) return
     yield* q.run(INSERT_OBSERVATION, [
-      o.tenantId,
-      o.eventId,
-      o.createdMs,
-      o.deviceId,
-      o.resolvedId,
-      o.tokenId,
-      o.rung,
-      o.userId,
-      o.ipHash,
-      o.ipPrefix,
-      o.asn,
-      o.country,
-      o.connectionType,
-      o.platform,
-      o.verdict,
+      a.tenantId,
+      s.id,
+      s.createdMs,
+      a.deviceId,
+      d.resolvedId,
+      d.tokenId,
+      d.rung,
+      a.userId,
+      a.ipHash,
+      a.ipPrefix,
+      a.asn,
+      a.ipCountry,
+      d.connection,
+      d.platform,
+      s.result.verdict,
     ])
   }
 

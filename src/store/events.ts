@@ -1,5 +1,6 @@
 import { HOUR_MS } from './aggregates.js'
 import { type Db, type Param, q, type Work } from './db.js'
+import type { ScoredEvent } from './scored-event.js'
 
 /** What is stored of a scored event: hashes and coarse attributes, never a raw email, IP or phone. */
 export interface EventRecord {
@@ -95,28 +96,30 @@ export class EventStore {
   constructor(private readonly db: Db) {}
 
   /** One row per event; statistics and ASN rates are counted by the group's counters instead. */
-  *insert(e: EventRecord, asnBad: boolean): Work<void> {
+  *insert(s: ScoredEvent): Work<void> {
+    const a = s.attributes
+    const r = s.result
     yield* q.run(INSERT_EVENT, [
-      e.id,
-      e.tenantId,
-      e.createdMs,
-      e.event,
-      e.userId,
-      e.deviceId,
-      e.resolvedDeviceId,
-      e.emailHash,
-      e.emailDomain,
-      e.ipHash,
-      e.ipPrefix,
-      e.asn,
-      e.ipCountry,
-      e.phoneHash,
-      e.phoneCountry,
-      e.score,
-      e.verdict,
-      JSON.stringify(e.reasons),
-      e.checks,
-      asnBad ? 1 : 0,
+      s.id,
+      a.tenantId,
+      s.createdMs,
+      a.event,
+      a.userId,
+      a.deviceId,
+      a.device?.resolvedId ?? null,
+      a.emailHash,
+      a.emailDomain,
+      a.ipHash,
+      a.ipPrefix,
+      a.asn,
+      a.ipCountry,
+      a.phoneHash,
+      a.phoneCountry,
+      r.score,
+      r.verdict,
+      JSON.stringify(r.reasons),
+      JSON.stringify(r.checks),
+      s.asnBad ? 1 : 0,
     ])
   }
 

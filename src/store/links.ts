@@ -54,13 +54,14 @@ const FT_UPSERT = `INSERT INTO device_link_counts (tenant_id, kind, key, n, last
  * an insert that ignores known links, and one read of bounded primary-key ranges. Fingerprint → token
  * links (rung 1 only) also keep a counter, which the collision job reads.
  */
-export function* recordLinks(
-  tenantId: string,
-  links: readonly Link[],
-  counted: readonly { kind: LinkKind; key: string }[],
-  nowMs: number,
-  platform: string | null,
-): Work<Map<LinkKind, number>> {
+export function* recordLinks(r: {
+  tenantId: string
+  links: readonly Link[]
+  counted: readonly { kind: LinkKind; key: string }[]
+  nowMs: number
+  platform: string | null
+}): Work<Map<LinkKind, number>> {
+  const { tenantId, links, counted, nowMs, platform } = r
   const counts = new Map<LinkKind, number>()
   const ft = links.find((l) => l.kind === 'ft')
   const plain = ft ? links.filter((l) => l !== ft) : links

@@ -1,13 +1,19 @@
+import type { ListedKind } from '../util/entities.js'
 import { type Db, q, type Work } from './db.js'
 import { Cached, type Invalidation, tenantScoped } from './invalidation.js'
 
 export type ListName = 'allow' | 'block'
-export type ListType = 'ip' | 'email' | 'device' | 'user'
+
+/** What a value is listed and matched under: its kind and stored key (a keyed hash for email and ip). */
+export interface ListKey {
+  type: ListedKind
+  valueKey: string
+}
 
 export interface ListEntry {
   id: number
   list: ListName
-  type: ListType
+  type: ListedKind
   /** Keyed hash for email and ip; the caller's own identifier for device and user. */
   valueKey: string
   /** Safe display form: masked for email and ip. */
@@ -17,7 +23,7 @@ export interface ListEntry {
 
 export interface NewListEntry {
   list: ListName
-  type: ListType
+  type: ListedKind
   valueKey: string
   hint: string
 }
@@ -25,7 +31,7 @@ export interface NewListEntry {
 interface Row {
   id: number
   list: ListName
-  type: ListType
+  type: ListedKind
   value_key: string
   hint: string
   created_ms: number
@@ -112,7 +118,7 @@ export class ListStore {
   }
 
   /** Entries of this tenant matching any of the given (type, key) pairs, from the tenant's cached index. */
-  async match(tenantId: string, keys: readonly { type: ListType; valueKey: string }[]): Promise<ListEntry[]> {
+  async match(tenantId: string, keys: readonly ListKey[]): Promise<ListEntry[]> {
     if (keys.length === 0) return []
     const index = await this.cache.get(tenantId, () => this.load(tenantId))
     const out: ListEntry[] = []

@@ -1,10 +1,9 @@
+import type { CheckedKind } from '../util/entities.js'
 import { type Db, q, type Work } from './db.js'
-
-export type LookupKind = 'email' | 'ip' | 'phone'
 
 export interface LookupRecord {
   id: number
-  kind: LookupKind
+  kind: CheckedKind
   valueHash: string
   hint: string
   fraudScore: number
@@ -13,7 +12,7 @@ export interface LookupRecord {
 
 export interface LookupRow {
   id: number
-  kind: LookupKind
+  kind: CheckedKind
   value_hash: string
   hint: string
   fraud_score: number
@@ -46,7 +45,7 @@ export class LookupStore {
 
   async list(
     tenantId: string,
-    opts: { limit: number; offset: number; kind?: LookupKind },
+    opts: { limit: number; offset: number; kind?: CheckedKind },
   ): Promise<{ lookups: LookupRecord[]; total: number }> {
     const where = opts.kind ? 'tenant_id = ? AND kind = ?' : 'tenant_id = ?'
     const params = opts.kind ? [tenantId, opts.kind] : [tenantId]

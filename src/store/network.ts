@@ -1,5 +1,5 @@
 import { networkWeight, type Reputation } from '../scoring/network.js'
-import type { EntityKind } from '../util/secrets.js'
+import type { EntityKind } from '../util/entities.js'
 import { type Db, q, type Work } from './db.js'
 import { Cached, globalScoped, type Invalidation } from './invalidation.js'
 
@@ -27,6 +27,15 @@ export const TRAP_IP_CAP = 100
 
 const entityKey = (kind: string, hash: string) => `${kind}\u0000${hash}`
 
+/** One request to an abuse trap: the caller's keyed IP hash and prefix, never the address. */
+export interface TrapHit {
+  ipHash: string
+  ipPrefix: string
+  path: string
+  source: 'http' | 'import'
+  atMs: number
+}
+
 export class NetworkStore {
   // Both are small (flags come from labels, trap hits are bounded per IP) and read on every score.
   private readonly flags: Cached<'all', FlagIndex>
@@ -40,13 +49,15 @@ export class NetworkStore {
     this.traps = new Cached<'all', TrapIndex>(inv, globalScoped('traps'))
   }
 
-  *addFlags(
-    tenantId: string,
-    entities: readonly NetworkEntity[],
-    label: string,
-    eventId: string,
-    nowMs: number,
-  ): Work<void> {
+  /** One flag per entity: this tenant reported the labelled event's entities as `label`. */
+  *addFlags(f: {
+    tenantId: string
+    entities: readonly NetworkEntity[]
+    label: string
+    eventId: string
+    nowMs: number
+  }): Work<void> {
+    const { tenantId, entities, label, eventId, nowMs } = f
     for (const e of entities) {
       yield* q.run(
         'INSERT INTO network_flags (entity_kind, value_hash, tenant_id, label, event_id, created_ms) VALUES (?, ?, ?, ?, ?, ?)',
@@ -104,13 +115,8 @@ export class NetworkStore {
    * has TRAP_IP_CAP hits in the window: anonymous callers cannot grow the table without bound. Returns
    * whether it was stored.
    */
-  *addTrapHit(
-    ipHash: string,
-    ipPrefix: string,
-    path: string,
-    source: 'http' | 'import',
-    atMs: number,
-  ): Work<boolean> {
+  *addTrapHit(hit: TrapHit): Work<boolean> {
+    const { ipHash, ipPrefix, path, source, atMs } = hit
     const stored = yield* q.run(
       `INSERT INTO trap_hits (ip_hash, ip_prefix, path, source, created_ms)
        SELECT ?, ?, ?, ?, CAST(? AS BIGINT)

@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { EntityKind } from './entities.js'
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
 
@@ -24,8 +25,6 @@ export function safeEqual(a: string, b: string): boolean {
   const bb = Buffer.from(b)
   return ab.length === bb.length && timingSafeEqual(ab, bb)
 }
-
-export type EntityKind = 'email' | 'ip' | 'phone' | 'device' | 'user'
 
 /**
  * Keyed one-way hashes of personal data. One key for the whole deployment, so the same entity hashes

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { loadSettings } from '../../src/config/settings.js'
+import { contextFor } from '../../src/context.js'
 import { ApiError } from '../../src/errors.js'
-import type { TenantCtx } from '../../src/services/context.js'
 import { consumeQuota } from '../../src/services/quota.js'
 import { build, type Harness } from '../helpers/build.js'
 import { testIntel } from '../helpers/intel.js'
@@ -85,7 +85,7 @@ describe('monthly quota', () => {
     h.clock.set(Date.UTC(2026, 10, 30, 23, 0, 0))
     const t = await h.tenant({ monthlyQuota: 10 })
     const tenant = (await h.store.tenants.get(t.tenantId))!
-    const ctx: TenantCtx = { store: h.store, clock: h.clock, hasher: h.hasher, tenant }
+    const ctx = contextFor(h.services, tenant, 'test')
     const meter = (units: number) => h.store.db.tx(() => consumeQuota(ctx, units, h.clock.now()))
     await meter(7)
     const err = await meter(4).catch((e: unknown) => e)

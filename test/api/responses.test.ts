@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { contextFor } from '../../src/context.js'
 import {
   checkBatch,
   checkOne,
@@ -43,7 +44,7 @@ beforeAll(async () => {
   h = await build({ intel })
   t = await h.tenant({ shareNetwork: true, rateLimit: 10_000 })
   const tenant = await h.store.tenants.get(t.tenantId)
-  ctx = { store: h.store, clock: h.clock, hasher: h.hasher, intel, tenant: tenant! }
+  ctx = contextFor(h.services, tenant!, 'responses-test')
   const scored = await post('/v1/score', {
     event: 'signup',
     user_id: USER,

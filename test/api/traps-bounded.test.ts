@@ -36,7 +36,13 @@ describe.each<Engine>(['sqlite', 'postgres'])('stored trap hits are bounded on %
   /** Records through the store, as the CLI import does: no per-minute limiter in the way. */
   const record = (ip: string, path: string, atMs: number) =>
     h.store.db.tx(() =>
-      h.store.network.addTrapHit(h.hasher.entity('ip', ip), '198.51.100.0/24', path, 'import', atMs),
+      h.store.network.addTrapHit({
+        ipHash: h.hasher.entity('ip', ip),
+        ipPrefix: '198.51.100.0/24',
+        path,
+        source: 'import',
+        atMs,
+      }),
     )
   const stored = async () =>
     Number((await h.store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM trap_hits'))?.n)

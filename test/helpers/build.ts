@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type AppOptions, buildApp } from '../../src/app.js'
 import { envDefault } from '../../src/config/schema.js'
+import type { AppServices } from '../../src/context.js'
 import { backgroundJobs, Scheduler } from '../../src/jobs/index.js'
 import type { App } from '../../src/routes/types.js'
 import { AsnRates } from '../../src/services/network.js'
@@ -31,6 +32,8 @@ export interface Harness {
   store: Store
   clock: ManualClock
   hasher: Hasher
+  /** The app's services, to build a context for calling service verbs directly (contextFor). */
+  services: AppServices
   /** Directory holding the SQLite files (sqlite engine only). */
   dir: string
   /** The server's background jobs over this app's parts, never started: tests call `runNow`. */
@@ -99,6 +102,7 @@ export async function build(
     store,
     clock,
     hasher,
+    services: app.services,
     dir,
     jobs,
     async tenant(input = {}) {

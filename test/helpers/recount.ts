@@ -1,3 +1,5 @@
+import { REASONS } from '../../src/scoring/reasons.js'
+
 /**
  * Brute-force recounts over raw rows, written independently of the store's aggregate code: the
  * aggregate tests compare what the store maintains incrementally with these.
@@ -145,12 +147,17 @@ export function asnDays(events: readonly EventRow[]): Map<string, { events: numb
   return out
 }
 
-/** Network-derived and list checks: an event's score without them decides whether it is bad for its ASN. */
-const NOT_CORE = new Set(['abusive_asn', 'seen_in_fraud_network', 'abuse_ip'])
+/**
+ * An event's score without its network-derived and list checks decides whether it is bad for its ASN.
+ * Those are the registry's codes of the network and lists families, read from the registry itself.
+ */
+const NOT_CORE = new Set(
+  REASONS.filter((r) => r.family === 'network' || r.family === 'lists').map((r) => r.code as string),
+)
 export function coreScore(checks: string): number {
   let s = 0
   for (const c of JSON.parse(checks) as { reason: string; weight: number }[]) {
-    if (NOT_CORE.has(c.reason) || /^(block|allow)listed_/.test(c.reason)) continue
+    if (NOT_CORE.has(c.reason)) continue
     s += c.weight
   }
   return Math.min(100, s)

@@ -43,9 +43,10 @@ describe('jobs over a real store', () => {
     h = await build()
     const now = h.clock.now()
     const day = 86_400_000
+    const hit = { ipPrefix: '198.51.100.0/24', path: '/.env', source: 'import' as const }
     await h.store.db.tx(function* () {
-      yield* h.store.network.addTrapHit('a'.repeat(64), '198.51.100.0/24', '/.env', 'import', now - 40 * day)
-      yield* h.store.network.addTrapHit('b'.repeat(64), '198.51.100.0/24', '/.env', 'import', now - day)
+      yield* h.store.network.addTrapHit({ ...hit, ipHash: 'a'.repeat(64), atMs: now - 40 * day })
+      yield* h.store.network.addTrapHit({ ...hit, ipHash: 'b'.repeat(64), atMs: now - day })
     })
     const count = async () => (await h.store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM trap_hits'))?.n
     expect(Number(await count())).toBe(2)

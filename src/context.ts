@@ -1,0 +1,120 @@
+import type { FastifyRequest } from 'fastify'
+import { AI_OFF } from './ai/config.js'
+import { createExplainer, type Explainer } from './ai/index.js'
+import { envDefault } from './config/schema.js'
+import { ApiError } from './errors.js'
+import type { Intel } from './intel/index.js'
+import { AuthThrottle } from './services/auth-throttle.js'
+import { type ClusterStatus, singleNode } from './services/cluster.js'
+import { GroupWriter } from './services/group-writer.js'
+import { AsnRates } from './services/network.js'
+import { type Limiter, RateLimiter } from './services/rate-limiter.js'
+import { TrapRecorder } from './services/traps.js'
+import type { Store } from './store/index.js'
+import type { Tenant } from './store/tenants.js'
+import type { Clock } from './util/clock.js'
+import type { Hasher } from './util/secrets.js'
+
+/**
+ * The composition of the service: what the app builds once (AppServices) and the one context every
+ * service verb receives (RequestContext, or TenantContext once a key has named the tenant).
+ */
+
+/** What the caller of buildApp provides; everything else is built here. */
+export interface ServiceOptions {
+  store: Store
+  clock: Clock
+  hasher: Hasher
+  intel: Intel
+  version?: string
+  /** Default: VERDICT_KEYLESS_RATE_LIMIT's default. */
+  keylessRateLimit?: number
+  /** Failed API-key attempts per client IP per minute before 429 (default AUTH_FAILURES_PER_MINUTE). */
+  authFailureLimit?: number
+  /** The AI explanation layer; without one, reason_text stays templated. */
+  explainer?: Explainer
+  /** The in-memory ASN rates the scoring path reads; the `asn-rates` job refreshes them (src/jobs/). */
+  asnRates?: AsnRates
+  /** Request limits; default: this process's memory. With Redis, shared by the nodes (src/redis/). */
+  limiter?: Limiter
+  /** How this node shares state, for health; default: one process on its own. */
+  cluster?: ClusterStatus
+}
+
+/** Everything a request may use, built once per app and shared by every request. */
+export interface AppServices {
+  readonly store: Store
+  readonly clock: Clock
+  readonly hasher: Hasher
+  readonly intel: Intel
+  readonly version: string
+  /** Group commit of the scoring write path. */
+  readonly writer: GroupWriter
+  readonly asnRates: AsnRates
+  readonly explainer: Explainer
+  readonly traps: TrapRecorder
+  /** Requests per minute per key (or, keyless, per client IP). */
+  readonly limiter: Limiter
+  readonly keylessRateLimit: number
+  /** Failed API-key attempts per client IP. */
+  readonly throttle: AuthThrottle
+  /** How this node shares state with the others (health). */
+  readonly cluster: ClusterStatus
+}
+
+/** One request's view of the services: the services plus who the request acts for. */
+export interface RequestContext extends AppServices {
+  /** The tenant of the valid API key the request carried; null on routes that work without one. */
+  readonly tenant: Tenant | null
+  readonly requestId: string
+}
+
+/** The context of an authenticated request: every query it makes is scoped by this tenant. */
+export interface TenantContext extends RequestContext {
+  readonly tenant: Tenant
+}
+
+export function composeServices(opts: ServiceOptions): AppServices {
+  return {
+    store: opts.store,
+    clock: opts.clock,
+    hasher: opts.hasher,
+    intel: opts.intel,
+    version: opts.version ?? '1.0.0',
+    writer: new GroupWriter(opts.store.db),
+    asnRates: opts.asnRates ?? new AsnRates(),
+    explainer: opts.explainer ?? createExplainer(AI_OFF),
+    traps: new TrapRecorder(opts.store, opts.clock, opts.hasher),
+    limiter: opts.limiter ?? new RateLimiter(),
+    keylessRateLimit: opts.keylessRateLimit ?? envDefault('VERDICT_KEYLESS_RATE_LIMIT'),
+    throttle: new AuthThrottle(opts.authFailureLimit),
+    cluster: opts.cluster ?? singleNode('local'),
+  }
+}
+
+/**
+ * A context over `services`. The services are its prototype, so a request costs one object of two
+ * fields instead of a copy of every service. A spread copies own fields only: never spread a context.
+ */
+export function contextFor(services: AppServices, tenant: Tenant, requestId: string): TenantContext
+export function contextFor(services: AppServices, tenant: Tenant | null, requestId: string): RequestContext
+export function contextFor(services: AppServices, tenant: Tenant | null, requestId: string): RequestContext {
+  const ctx = Object.create(services) as { tenant: Tenant | null; requestId: string }
+  ctx.tenant = tenant
+  ctx.requestId = requestId
+  return ctx as RequestContext
+}
+
+export const hasTenant = (ctx: RequestContext): ctx is TenantContext => ctx.tenant !== null
+
+/** The context of a request, with its tenant when the guard authenticated a key. */
+export function requestContext(request: FastifyRequest): RequestContext {
+  return contextFor(request.server.services, request.auth?.tenant ?? null, request.id)
+}
+
+/** The context of a request that needs a tenant; 401 without one (the guard normally answered already). */
+export function tenantContext(request: FastifyRequest): TenantContext {
+  const auth = request.auth
+  if (!auth) throw new ApiError('unauthorized', 'missing API key')
+  return contextFor(request.server.services, auth.tenant, request.id)
+}
