@@ -1,0 +1,220 @@
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BEACON_FLAGS } from '../../src/beacon/contract.js'
+import { build, type Harness, TEST_SECRET, type TestTenant } from '../helpers/build.js'
+import { runCli } from '../helpers/processes.js'
+
+const SHOP = 'https://shop.example'
+const DEVICE_ID = 'ab'.repeat(32)
+const CHROME_MAC =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+const SAFARI_IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1'
+
+const device = () => ({
+  ...Object.fromEntries(BEACON_FLAGS.map((f) => [f, f === 'ua_consistent'])),
+  is_headless: true,
+  antidetect_score: 40,
+  antidetect_confidence: 'medium',
+})
+
+let h: Harness
+let t: TestTenant
+let pk: string
+let pkKeyId: string
+
+beforeAll(async () => {
+  h = await build()
+  t = await h.tenant()
+  // The key comes from the real CLI, over the harness's own database file.
+  const r = runCli(
+    ['keys', 'create', '--tenant', t.tenantId, '--publishable', '--origin', `${SHOP},http://127.0.0.1:8080`],
+    { DATABASE_URL: `sqlite:${join(h.dir, 'verdict.db')}`, VERDICT_SECRET: TEST_SECRET },
+  )
+  expect(r.status, r.stderr).toBe(0)
+  const out = JSON.parse(r.stdout) as { apiKey: string; keyId: string }
+  pk = out.apiKey
+  pkKeyId = out.keyId
+})
+
+afterAll(async () => {
+  await h.close()
+})
+
+const beacon = (
+  headers: Record<string, string>,
+  payload: unknown = { device_id: DEVICE_ID, device: device() },
+) =>
+  h.app.inject({
+    method: 'POST',
+    url: '/v1/beacon',
+    headers: { 'x-api-key': pk, origin: SHOP, 'user-agent': CHROME_MAC, ...headers },
+    payload: payload as object,
+    remoteAddress: '73.162.10.20',
+  })
+
+describe('publishable keys', () => {
+  it('keys create --publishable prints a pk_ key; --publishable without --origin is a usage error', async () => {
+    expect(pk).toMatch(/^pk_[A-Za-z0-9]{40}$/)
+    const rec = await h.store.tenants.getKey(pkKeyId)
+    expect(rec?.kind).toBe('publishable')
+    expect(rec?.origins).toEqual([SHOP, 'http://127.0.0.1:8080'])
+    const env = { DATABASE_URL: `sqlite:${join(h.dir, 'verdict.db')}`, VERDICT_SECRET: TEST_SECRET }
+    const bad = runCli(['keys', 'create', '--tenant', t.tenantId, '--publishable'], env)
+    expect(bad.status).not.toBe(0)
+    expect(bad.stderr).toContain('--origin')
+    const path = runCli(
+      ['keys', 'create', '--tenant', t.tenantId, '--publishable', '--origin', 'https://shop.example/x'],
+      env,
+    )
+    expect(path.status).not.toBe(0)
+  })
+
+  it('answers 401 with a pk key on every other keyed or optional route', async () => {
+    const others = h.app.routeTable.filter((r) => r.auth === 'key' || r.auth === 'optional')
+    expect(others.length).toBeGreaterThan(5)
+    for (const [i, r] of others.entries()) {
+      const res = await h.app.inject({
+        method: r.method as 'GET',
+        url: r.url.replace(/:[A-Za-z]+/g, 'x'),
+        headers: { 'x-api-key': pk },
+        remoteAddress: `10.88.${i}.1`,
+        ...(r.method === 'GET' || r.method === 'DELETE' ? {} : { payload: {} }),
+      })
+      expect(res.statusCode, `${r.method} ${r.url}`).toBe(401)
+      expect(res.json().code).toBe('unauthorized')
+    }
+    const score = await h.app.inject({
+      method: 'POST',
+      url: '/v1/score',
+      headers: { 'x-api-key': pk },
+      payload: { event: 'signup', ip: '73.162.10.20' },
+    })
+    expect(score.statusCode).toBe(401)
+    expect(score.json().error).toContain('pk_')
+  })
+
+  it('answers 401 on the beacon with a secret key or no key', async () => {
+    expect((await beacon({ 'x-api-key': t.apiKey })).statusCode).toBe(401)
+    const none = await h.app.inject({
+      method: 'POST',
+      url: '/v1/beacon',
+      headers: { origin: SHOP },
+      payload: { device_id: DEVICE_ID, device: device() },
+    })
+    expect(none.statusCode).toBe(401)
+    // Even the refusal is readable by the page.
+    expect(none.headers['access-control-allow-origin']).toBe(SHOP)
+  })
+})
+
+describe('POST /v1/beacon', () => {
+  it('records the beacon from an allowed origin and answers {device_id, visit_id} with CORS', async () => {
+    const res = await beacon({})
+    expect(res.statusCode, res.body).toBe(200)
+    const body = res.json()
+    expect(Object.keys(body).sort()).toEqual(['device_id', 'visit_id'])
+    expect(body.device_id).toBe(DEVICE_ID)
+    expect(body.visit_id).toMatch(/^vis_/)
+    expect(res.headers['access-control-allow-origin']).toBe(SHOP)
+    expect(res.headers['ratelimit-limit']).toBeDefined()
+
+    const obs = await h.store.beacons.latest(t.tenantId, DEVICE_ID, 0)
+    expect(obs).toMatchObject({ visitId: body.visit_id, os: 'macOS', browser: 'Chrome', mobile: false })
+    expect(obs?.flags).toMatchObject({ is_headless: true, ua_consistent: true, antidetect_score: 40 })
+    expect(obs?.ipHash).toBe(h.hasher.entity('ip', '73.162.10.20'))
+    // The raw address is nowhere in the row.
+    const rows = await h.store.db.all<Record<string, unknown>>('SELECT * FROM beacon_observations')
+    expect(JSON.stringify(rows)).not.toContain('73.162.10.20')
+    // Another tenant sees nothing of it.
+    const other = await h.tenant()
+    expect(await h.store.beacons.latest(other.tenantId, DEVICE_ID, 0)).toBeUndefined()
+  })
+
+  it('parses a phone user agent as mobile; each visit gets a new visit_id', async () => {
+    const id = 'cd'.repeat(32)
+    const a = await beacon({ 'user-agent': SAFARI_IPHONE }, { device_id: id, device: device() })
+    h.clock.advance(1000)
+    const b = await beacon({ 'user-agent': SAFARI_IPHONE }, { device_id: id, device: device() })
+    expect(a.json().visit_id).not.toBe(b.json().visit_id)
+    const obs = await h.store.beacons.latest(t.tenantId, id, 0)
+    expect(obs).toMatchObject({ visitId: b.json().visit_id, os: 'iOS', browser: 'Safari', mobile: true })
+  })
+
+  it('answers 403 from an origin the key does not list, or without Origin', async () => {
+    const res = await beacon({ origin: 'https://evil.example' })
+    expect(res.statusCode).toBe(403)
+    expect(res.json().code).toBe('forbidden')
+    expect(res.headers['access-control-allow-origin']).toBe('https://evil.example')
+    const sub = await beacon({ origin: 'https://www.shop.example' })
+    expect(sub.statusCode).toBe(403)
+    const noOrigin = await h.app.inject({
+      method: 'POST',
+      url: '/v1/beacon',
+      headers: { 'x-api-key': pk },
+      payload: { device_id: DEVICE_ID, device: device() },
+    })
+    expect(noOrigin.statusCode).toBe(403)
+  })
+
+  it('validates the body against the contract (400 naming the field), unknown fields included', async () => {
+    const cases: [unknown, string][] = [
+      [{ device_id: 'not-a-hash', device: device() }, 'device_id'],
+      [{ device_id: DEVICE_ID }, 'device'],
+      [{ device_id: DEVICE_ID, device: { ...device(), is_tampered: 'yes' } }, 'is_tampered'],
+      [{ device_id: DEVICE_ID, device: { ...device(), antidetect_score: 101 } }, 'antidetect_score'],
+      [{ device_id: DEVICE_ID, device: device(), canvas: 'raw' }, 'canvas'],
+    ]
+    for (const [payload, field] of cases) {
+      const res = await beacon({}, payload)
+      expect(res.statusCode, JSON.stringify(payload)).toBe(400)
+      expect(res.json().error, JSON.stringify(payload)).toContain(field)
+    }
+  })
+
+  it('answers the CORS preflight without a key', async () => {
+    const res = await h.app.inject({
+      method: 'OPTIONS',
+      url: '/v1/beacon',
+      headers: {
+        origin: SHOP,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, x-api-key',
+      },
+    })
+    expect(res.statusCode).toBe(204)
+    expect(res.headers['access-control-allow-origin']).toBe(SHOP)
+    expect(res.headers['access-control-allow-methods']).toBe('POST')
+    expect(String(res.headers['access-control-allow-headers'])).toContain('x-api-key')
+    expect(Number(res.headers['access-control-max-age'])).toBeGreaterThan(0)
+  })
+
+  it('limits beacons per client IP as well as per key', async () => {
+    const lim = await build({ keylessRateLimit: 3 })
+    try {
+      const tt = await lim.tenant()
+      const { issueKey } = await import('../../src/services/tenants.js')
+      const key = await issueKey(lim.store, lim.clock, tt.tenantId, { publishable: { origins: [SHOP] } })
+      const send = (ip: string) =>
+        lim.app.inject({
+          method: 'POST',
+          url: '/v1/beacon',
+          headers: { 'x-api-key': key.apiKey, origin: SHOP },
+          payload: { device_id: DEVICE_ID, device: device() },
+          remoteAddress: ip,
+        })
+      for (let i = 0; i < 3; i++) expect((await send('73.1.1.1')).statusCode).toBe(200)
+      const limited = await send('73.1.1.1')
+      expect(limited.statusCode).toBe(429)
+      expect(limited.json().code).toBe('rate_limited')
+      expect((await send('73.1.1.2')).statusCode).toBe(200)
+    } finally {
+      await lim.close()
+    }
+  })
+
+  it('stays out of the OpenAPI document', async () => {
+    const doc = (await h.app.inject({ url: '/v1/openapi.json' })).json()
+    expect(Object.keys(doc.paths)).not.toContain('/v1/beacon')
+  })
+})
