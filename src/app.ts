@@ -12,7 +12,7 @@ import {
 } from './plugins/errors.js'
 import { registerGuard } from './plugins/guard.js'
 import { registerOpenApi } from './plugins/openapi.js'
-import { registerBeaconRoutes } from './routes/beacon.js'
+import { registerBeaconRoutes, registerBeaconScriptRoutes } from './routes/beacon.js'
 import { registerCheckRoutes } from './routes/checks.js'
 import { registerConfigRoutes } from './routes/config.js'
 import { registerDeviceRoutes } from './routes/devices.js'
@@ -114,6 +114,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   registerTrapRoutes(app)
   registerDeviceRoutes(app)
   registerBeaconRoutes(app)
+  registerBeaconScriptRoutes(app)
 
   await app.ready()
   return app

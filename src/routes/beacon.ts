@@ -1,3 +1,4 @@
+import { Type } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { BEACON_KEY_HEADER } from '../beacon/contract.js'
 import { tenantContext } from '../context.js'
@@ -5,6 +6,7 @@ import { ApiError } from '../errors.js'
 import { BeaconRequest, BeaconResponse } from '../schemas/beacon.js'
 import { errors } from '../schemas/common.js'
 import { recordBeacon } from '../services/beacon.js'
+import { type BeaconBuild, beaconScript } from '../services/beacon-script.js'
 import type { App } from './types.js'
 
 /** Browsers cache an answered preflight this long (seconds). */
@@ -55,4 +57,29 @@ export function registerBeaconRoutes(app: App): void {
       )
     },
   )
+}
+
+/** `?v=` asks for one build; other query parameters (cache busters) are ignored, not refused. */
+const ScriptQuery = Type.Object({ v: Type.Optional(Type.String({ maxLength: 64 })) })
+
+export function registerBeaconScriptRoutes(app: App): void {
+  for (const [url, build] of [
+    ['/v1/beacon.js', 'script'],
+    ['/v1/beacon.mjs', 'module'],
+  ] as const satisfies readonly (readonly [string, BeaconBuild])[]) {
+    app.get(
+      url,
+      { config: { auth: 'none' }, schema: { hide: true, querystring: ScriptQuery } },
+      async (request, reply) => {
+        const s = beaconScript(build, request.query.v, request.headers['if-none-match'])
+        // Public code: any page may load it, and a module import from another origin needs CORS.
+        reply.header('access-control-allow-origin', '*')
+        reply.header('etag', s.etag)
+        reply.header('cache-control', s.cacheControl)
+        reply.header('x-beacon-version', s.version)
+        if (s.body === null) return reply.code(304).send()
+        return reply.type('application/javascript; charset=utf-8').send(s.body)
+      },
+    )
+  }
 }

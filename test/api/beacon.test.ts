@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BEACON_FLAGS } from '../../src/beacon/contract.js'
@@ -216,5 +217,48 @@ describe('POST /v1/beacon', () => {
   it('stays out of the OpenAPI document', async () => {
     const doc = (await h.app.inject({ url: '/v1/openapi.json' })).json()
     expect(Object.keys(doc.paths)).not.toContain('/v1/beacon')
+  })
+})
+
+describe('GET /v1/beacon.js and .mjs', () => {
+  const dist = join(import.meta.dirname, '..', '..', 'dist', 'beacon')
+  const manifest = () => JSON.parse(readFileSync(join(dist, 'manifest.json'), 'utf8')) as { version: string }
+
+  it('serves both builds as JavaScript, long-cached on the current version, short otherwise', async () => {
+    const { version } = manifest()
+    for (const [url, file] of [
+      ['/v1/beacon.js', 'verdict.js'],
+      ['/v1/beacon.mjs', 'verdict.mjs'],
+    ] as const) {
+      const bare = await h.app.inject({ url })
+      expect(bare.statusCode).toBe(200)
+      expect(bare.headers['content-type']).toMatch(/^application\/javascript/)
+      expect(bare.body).toBe(readFileSync(join(dist, file), 'utf8'))
+      expect(bare.headers['cache-control']).toBe('public, max-age=300')
+      expect(bare.headers['access-control-allow-origin']).toBe('*')
+      const etag = String(bare.headers.etag)
+      expect(etag).toContain(version)
+
+      const pinned = await h.app.inject({ url: `${url}?v=${version}` })
+      expect(pinned.statusCode).toBe(200)
+      expect(pinned.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+      const stale = await h.app.inject({ url: `${url}?v=0000000000000000` })
+      expect(stale.headers['cache-control']).toBe('public, max-age=300')
+
+      const again = await h.app.inject({ url, headers: { 'if-none-match': etag } })
+      expect(again.statusCode).toBe(304)
+      expect(again.body).toBe('')
+    }
+    // The two builds are told apart by their validators.
+    const js = await h.app.inject({ url: '/v1/beacon.js' })
+    const mjs = await h.app.inject({ url: '/v1/beacon.mjs' })
+    expect(js.headers.etag).not.toBe(mjs.headers.etag)
+  })
+
+  it('needs no key and ignores a wrong one; stays out of the OpenAPI document', async () => {
+    const res = await h.app.inject({ url: '/v1/beacon.js', headers: { 'x-api-key': 'wrong' } })
+    expect(res.statusCode).toBe(200)
+    const doc = (await h.app.inject({ url: '/v1/openapi.json' })).json()
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/v1/beacon'))).toEqual([])
   })
 })

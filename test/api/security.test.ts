@@ -66,7 +66,13 @@ const CASES: Record<string, SecurityCase> = {
 }
 
 /** Routes callable without a key: they must never answer 401. */
-const KEYLESS = new Set(['GET /v1/health', 'GET /v1/ip', 'GET /v1/openapi.json'])
+const KEYLESS = new Set([
+  'GET /v1/health',
+  'GET /v1/ip',
+  'GET /v1/openapi.json',
+  'GET /v1/beacon.js',
+  'GET /v1/beacon.mjs',
+])
 /** The browser beacon takes publishable keys only; its own matrix is in test/api/beacon.test.ts. */
 const BEACON = new Set(['POST /v1/beacon', 'OPTIONS /v1/beacon'])
 
