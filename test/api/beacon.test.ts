@@ -214,6 +214,35 @@ describe('POST /v1/beacon', () => {
     }
   })
 
+  it('/v1/forget erases the beacons of a device_id or an IP', async () => {
+    const id = 'ef'.repeat(32)
+    const send = (ip: string) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/v1/beacon',
+        headers: { 'x-api-key': pk, origin: SHOP },
+        payload: { device_id: id, device: device() },
+        remoteAddress: ip,
+      })
+    expect((await send('73.9.9.9')).statusCode).toBe(200)
+    const count = async () =>
+      (
+        await h.store.db.all<{ n: number }>(
+          'SELECT COUNT(*) AS n FROM beacon_observations WHERE tenant_id = ? AND device_id = ?',
+          [t.tenantId, id],
+        )
+      )[0]!.n
+    expect(Number(await count())).toBe(1)
+    const forget = (payload: object) =>
+      h.app.inject({ method: 'POST', url: '/v1/forget', headers: t.headers, payload })
+    expect((await forget({ device_id: id })).statusCode).toBe(200)
+    expect(Number(await count())).toBe(0)
+    expect((await send('73.9.9.8')).statusCode).toBe(200)
+    const byIp = await forget({ ip: '73.9.9.8' })
+    expect(byIp.statusCode).toBe(200)
+    expect(Number(await count())).toBe(0)
+  })
+
   it('stays out of the OpenAPI document', async () => {
     const doc = (await h.app.inject({ url: '/v1/openapi.json' })).json()
     expect(Object.keys(doc.paths)).not.toContain('/v1/beacon')
