@@ -249,6 +249,55 @@ describe('POST /v1/beacon', () => {
   })
 })
 
+describe('POST /v1/score joins the latest beacon of its device_id', () => {
+  const score = (payload: object, headers = t.headers) =>
+    h.app.inject({ method: 'POST', url: '/v1/score', headers, payload })
+
+  it('fills os, browser and mobile and counts the beacon flags the backend did not forward', async () => {
+    const id = '12'.repeat(32)
+    expect((await beacon({}, { device_id: id, device: device() })).statusCode).toBe(200)
+    const res = await score({ event: 'signup', device_id: id, ip: '73.162.10.20' })
+    expect(res.statusCode).toBe(200)
+    const body = res.json()
+    expect(body.device).toMatchObject({ os: 'macOS', browser: 'Chrome', mobile: false, is_headless: true })
+    expect(body.reasons).toContain('headless_browser')
+
+    // Without a beacon for this device_id nothing is filled, and no flag appears from nowhere.
+    const plain = await score({ event: 'signup', device_id: '34'.repeat(32), ip: '73.162.10.20' })
+    expect(plain.json().device).toMatchObject({ os: null, browser: null, mobile: null, is_headless: null })
+    expect(plain.json().reasons).not.toContain('headless_browser')
+  })
+
+  it("keeps the request's own flags, and a finding on either side counts", async () => {
+    const id = '56'.repeat(32)
+    await beacon({}, { device_id: id, device: { ...device(), is_headless: false } })
+    const res = await score({
+      event: 'login',
+      device_id: id,
+      ip: '73.162.10.20',
+      device: { is_tampered: true, is_headless: false },
+    })
+    expect(res.json().device).toMatchObject({ is_tampered: true, is_headless: false, os: 'macOS' })
+    expect(res.json().reasons).not.toContain('headless_browser')
+    // The backend cannot clear what the browser reported.
+    const id2 = '78'.repeat(32)
+    await beacon({}, { device_id: id2, device: device() })
+    const cleared = await score({ event: 'login', device_id: id2, device: { is_headless: false } })
+    expect(cleared.json().device.is_headless).toBe(true)
+  })
+
+  it("ignores beacons older than 30 minutes and other tenants' beacons", async () => {
+    const id = '9a'.repeat(32)
+    await beacon({}, { device_id: id, device: device() })
+    const other = await h.tenant()
+    const foreign = await score({ event: 'signup', device_id: id }, other.headers)
+    expect(foreign.json().device).toMatchObject({ os: null, is_headless: null })
+    h.clock.advance(31 * 60_000)
+    const late = await score({ event: 'signup', device_id: id })
+    expect(late.json().device).toMatchObject({ os: null, browser: null, mobile: null, is_headless: null })
+  })
+})
+
 describe('GET /v1/beacon.js and .mjs', () => {
   const dist = join(import.meta.dirname, '..', '..', 'dist', 'beacon')
   const manifest = () => JSON.parse(readFileSync(join(dist, 'manifest.json'), 'utf8')) as { version: string }
