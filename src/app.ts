@@ -12,6 +12,7 @@ import {
 } from './plugins/errors.js'
 import { registerGuard } from './plugins/guard.js'
 import { registerOpenApi } from './plugins/openapi.js'
+import { registerBeaconRoutes, registerBeaconScriptRoutes } from './routes/beacon.js'
 import { registerCheckRoutes } from './routes/checks.js'
 import { registerConfigRoutes } from './routes/config.js'
 import { registerDeviceRoutes } from './routes/devices.js'
@@ -112,6 +113,8 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   registerPrivacyRoutes(app)
   registerTrapRoutes(app)
   registerDeviceRoutes(app)
+  registerBeaconRoutes(app)
+  registerBeaconScriptRoutes(app)
 
   await app.ready()
   return app

@@ -13,7 +13,8 @@ export const USAGE = `usage: verdict <command>
   tenants create --name NAME [--share-network] [--rate-limit N] [--monthly-quota N]
   tenants list
   tenants delete TENANT_ID
-  keys create --tenant TENANT_ID
+  keys create --tenant TENANT_ID [--publishable --origin https://shop.example[,…]]
+                                    (--publishable: a pk_ key for the browser beacon only)
   keys rotate KEY_ID
   keys revoke KEY_ID
   feeds update [--only NAME,NAME] [--force]
@@ -80,11 +81,23 @@ async function tenants(store: Store, sub: string | undefined, args: string[], ou
 async function keys(store: Store, sub: string | undefined, args: string[], out: Out): Promise<void> {
   const clock = systemClock
   if (sub === 'create') {
-    const { values } = parseArgs({ args, options: { tenant: { type: 'string' } }, strict: true })
+    const { values } = parseArgs({
+      args,
+      options: {
+        tenant: { type: 'string' },
+        publishable: { type: 'boolean', default: false },
+        origin: { type: 'string', multiple: true },
+      },
+      strict: true,
+    })
     if (!values.tenant) throw new UsageError('--tenant is required')
+    const origins = (values.origin ?? []).flatMap((o) => o.split(',')).filter((o) => o.trim() !== '')
+    if (values.publishable && origins.length === 0)
+      throw new UsageError('--publishable needs --origin https://host[,https://host…]')
+    if (!values.publishable && origins.length > 0) throw new UsageError('--origin needs --publishable')
     if (!(await store.tenants.get(values.tenant)))
       throw new TenantAdminError(`tenant ${values.tenant} not found`)
-    out(await issueKey(store, clock, values.tenant))
+    out(await issueKey(store, clock, values.tenant, values.publishable ? { publishable: { origins } } : {}))
   } else if (sub === 'rotate' || sub === 'revoke') {
     const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true })
     const keyId = one(positionals, 'KEY_ID')

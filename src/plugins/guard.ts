@@ -24,6 +24,8 @@ function enforce(reply: FastifyReply, r: LimitResult): void {
  * /v1 route needs: 'key' (the default), 'optional' (works without a key, limited per client IP) or
  * 'none' (health, openapi: limited per client IP, keys ignored). Routes outside /v1 (traps, the docs
  * page) have no mode and pass untouched. Failed key attempts are throttled per client IP (AuthThrottle).
+ * 'publishable' (the beacon) needs a pk_ key and is limited per key and per client IP; a pk_ key on
+ * any other keyed or optional route is refused (401), so a key copied out of a web page reads nothing.
  */
 export function registerGuard(app: FastifyInstance, deps: AppServices): void {
   app.decorateRequest('auth', null)
@@ -35,8 +37,9 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
     const keyless = async () => deps.limiter.hit(`ip:${clientBucket(request.ip)}`, deps.keylessRateLimit, now)
     if (mode === 'none') return enforce(reply, await keyless())
 
+    const needsKey = mode === 'key' || mode === 'publishable'
     const raw = extractApiKey(request.headers)
-    if (raw !== undefined || mode === 'key') {
+    if (raw !== undefined || needsKey) {
       // Refused before any key lookup: guessing keys costs the guesser, not the database.
       const refused = deps.throttle.refuse(request.ip, raw, now)
       if (refused) {
@@ -55,7 +58,15 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
         deps.throttle.failed(request.ip, now)
       }
     }
-    if (mode === 'key' && !request.auth) {
+    if (request.auth && request.auth.publishable !== (mode === 'publishable')) {
+      throw new ApiError(
+        'unauthorized',
+        request.auth.publishable
+          ? 'publishable (pk_) keys work only on POST /v1/beacon'
+          : 'this route takes a publishable (pk_) key, never a secret key',
+      )
+    }
+    if (needsKey && !request.auth) {
       if (raw === undefined) deps.throttle.failed(request.ip, now)
       throw new ApiError(
         'unauthorized',
@@ -64,6 +75,8 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
           : 'missing API key (x-api-key header or Authorization: Bearer)',
       )
     }
+    // The beacon is public: one page key must not let one address drain the tenant's budget alone.
+    if (mode === 'publishable') enforce(reply, await keyless())
     enforce(
       reply,
       request.auth

@@ -67,7 +67,11 @@ const Check = Type.Object({
 
 /** An integrity flag the request's `device` object carried, echoed; null when it was not sent. */
 const Reported = (flag: keyof typeof DeviceFlags.properties) =>
-  NullableScalar(Type.Boolean({ description: `device.${flag} as sent; null when not sent` }))
+  NullableScalar(
+    Type.Boolean({
+      description: `device.${flag} as sent, completed by the device's beacon of the last 30 minutes; null when neither has it`,
+    }),
+  )
 
 /** The score response's `device` object: who the device is, how sure that is, and what it reported. */
 export const DeviceProfile = Type.Object({

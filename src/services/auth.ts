@@ -5,6 +5,9 @@ import { safeEqual, sha256Hex } from '../util/secrets.js'
 export interface AuthContext {
   tenant: Tenant
   keyId: string
+  /** A publishable key (pk_…): valid only on the beacon route, only from `origins`. */
+  publishable: boolean
+  origins: string[]
 }
 
 /** API keys are high-entropy random strings, so an unkeyed SHA-256 is a sufficient one-way hash. */
@@ -17,7 +20,12 @@ export async function authenticate(store: Store, rawKey: string): Promise<AuthCo
   // The index lookup already matched; the constant-time comparison guards against any
   // collation or trailing-space surprises in the storage engine.
   if (!found || !safeEqual(found.keyHash, hash) || found.revokedMs !== null) return null
-  return { tenant: found.tenant, keyId: found.keyId }
+  return {
+    tenant: found.tenant,
+    keyId: found.keyId,
+    publishable: found.kind === 'publishable',
+    origins: found.origins,
+  }
 }
 
 /** Reads the key from `x-api-key`, or from `Authorization: Bearer <key>`. */

@@ -7,7 +7,8 @@ export function deviceProfile(p: PreparedEvent, facts: DeviceFacts): DeviceProfi
   const d = p.device
   const r = facts.rows
   const ip = p.ip?.lookup ?? null
-  const flags = p.body.device
+  const flags = p.deviceFlags
+  const seen = p.beacon
   return {
     id: d.fingerprint,
     resolved_id: d.resolvedId,
@@ -21,10 +22,11 @@ export function deviceProfile(p: PreparedEvent, facts: DeviceFacts): DeviceProfi
     distinct_ips: r.deviceIps,
     unique: r.deviceIps <= 1,
     connection_type: ip ? (ip.isDatacenter && !ip.isPrivacyRelay ? 'datacenter' : 'residential') : null,
-    os: null,
-    browser: null,
-    mobile: null,
-    // The client integrity flags, echoed.
+    // From the browser's own beacon (its user agent, parsed on the server), when there is one.
+    os: seen?.os ?? null,
+    browser: seen?.browser ?? null,
+    mobile: seen ? seen.mobile : null,
+    // The client integrity flags, echoed (completed by the beacon's).
     is_headless: flags?.is_headless ?? null,
     ua_consistent: flags?.ua_consistent ?? null,
     is_emulated: flags?.is_emulated ?? null,

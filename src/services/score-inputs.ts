@@ -4,10 +4,12 @@ import type { ScoreRequest } from '../schemas/score.js'
 import type { ConfigOverrides, ScoringConfig } from '../scoring/config.js'
 import { effectiveConfig } from '../scoring/config.js'
 import type { NetworkSignals } from '../scoring/network.js'
-import type { ListMatch } from '../scoring/types.js'
+import type { DeviceFlags, ListMatch } from '../scoring/types.js'
+import type { BeaconObservation } from '../store/beacons.js'
 import type { Overrides } from '../store/config.js'
 import type { ListKey } from '../store/lists.js'
 import type { EventAttributes } from '../store/scored-event.js'
+import { latestBeacon, mergeDeviceFlags } from './beacon.js'
 import { type DeviceResolution, resolveDevice } from './device.js'
 import { gatherNetwork } from './network-signals.js'
 import { type EmailInput, emailInput, type IpInput, ipInput, phoneInput } from './score-identifiers.js'
@@ -26,6 +28,10 @@ export interface PreparedEvent {
   config: ScoringConfig
   /** Device resolution (token, rung, identity); history is read later, on the write transaction. */
   device: DeviceResolution
+  /** The tenant's latest beacon of this device_id (last 30 minutes): what the browser itself showed. */
+  beacon: BeaconObservation | null
+  /** The request's device flags completed by the beacon's (services/beacon.ts mergeDeviceFlags). */
+  deviceFlags: DeviceFlags | null
   network: NetworkSignals
   warnings: string[]
 }
@@ -81,11 +87,12 @@ export async function prepareEvent(
   }
   const zone = present(body.timezone)
   const now = ctx.clock.now()
-  const [matches, stored, device, network] = await Promise.all([
+  const [matches, stored, device, network, beacon] = await Promise.all([
     ctx.store.lists.match(ctx.tenant.id, listKeys),
     overrides ? Promise.resolve(overrides) : ctx.store.config.cachedOverrides(ctx.tenant.id),
     resolveDevice(ctx, { fingerprint: deviceId, token: present(body.device_token), ip: lookup }),
     gatherNetwork(ctx, attributes, now),
+    latestBeacon(ctx, deviceId, now),
   ])
   if (device.observed) attributes.device = device
   return {
@@ -97,6 +104,8 @@ export async function prepareEvent(
     lists: matches.map((m) => ({ list: m.list, type: m.type })),
     config: effectiveConfig(stored as ConfigOverrides),
     device,
+    beacon,
+    deviceFlags: mergeDeviceFlags(body.device, beacon),
     network,
     warnings,
   }

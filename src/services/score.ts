@@ -57,7 +57,7 @@ function* scoreAndRecord(
     ipCountry: p.body.ip_country?.trim() || null,
     ip: p.ip?.signals ?? null,
     email: p.email?.signals ?? null,
-    device: p.body.device ?? null,
+    device: p.deviceFlags,
     timezone: p.timezone,
     history: { ipAccounts, device: dev?.history ?? null },
     network: p.network,

@@ -5,6 +5,8 @@ import { randomToken } from '../util/secrets.js'
 import { hashApiKey } from './auth.js'
 
 export const API_KEY_PREFIX = 'vk_'
+/** Publishable keys go into web pages: they work only on the beacon, only from their origins. */
+export const PUBLISHABLE_KEY_PREFIX = 'pk_'
 /** A new tenant's limits unless `tenants create` sets them: requests per minute per key, metered units a month. */
 export const DEFAULT_RATE_LIMIT = 240
 export const DEFAULT_MONTHLY_QUOTA = 10_000
@@ -25,14 +27,47 @@ export interface NewTenant {
 
 export class TenantAdminError extends Error {}
 
-export async function issueKey(store: Store, clock: Clock, tenantId: string): Promise<IssuedKey> {
-  const apiKey = `${API_KEY_PREFIX}${randomToken(40)}`
+/**
+ * A page origin as browsers send it in `Origin`: scheme, host and port only (`https://shop.example`).
+ * Returns the normalised form, or throws for anything else (paths, wildcards, `null`).
+ */
+export function normaliseOrigin(raw: string): string {
+  let url: URL
+  try {
+    url = new URL(raw.trim())
+  } catch {
+    throw new TenantAdminError(`not an origin: ${raw}`)
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin === 'null')
+    throw new TenantAdminError(`origin must be http(s)://host[:port]: ${raw}`)
+  if (url.pathname !== '/' || url.search || url.hash || url.username || raw.trim().endsWith('/'))
+    throw new TenantAdminError(`origin must have no path, query or trailing slash: ${raw}`)
+  return url.origin
+}
+
+export interface KeyOptions {
+  /** A pk_ key for the browser beacon, usable only from these origins (at least one). */
+  publishable?: { origins: string[] }
+}
+
+export async function issueKey(
+  store: Store,
+  clock: Clock,
+  tenantId: string,
+  options: KeyOptions = {},
+): Promise<IssuedKey> {
+  const pk = options.publishable
+  if (pk && pk.origins.length === 0) throw new TenantAdminError('a publishable key needs at least one origin')
+  const origins = pk ? [...new Set(pk.origins.map(normaliseOrigin))] : []
+  const apiKey = `${pk ? PUBLISHABLE_KEY_PREFIX : API_KEY_PREFIX}${randomToken(40)}`
   const record: ApiKeyRecord = {
     id: `key_${randomToken(16)}`,
     tenantId,
     prefix: apiKey.slice(0, 10),
     createdMs: clock.now(),
     revokedMs: null,
+    kind: pk ? 'publishable' : 'secret',
+    origins,
   }
   await store.tenants.addKey(record, hashApiKey(apiKey))
   return { keyId: record.id, tenantId, apiKey }
@@ -73,7 +108,13 @@ export async function rotateKey(
   const old = await store.tenants.getKey(keyId)
   if (!old) throw new TenantAdminError(`key ${keyId} not found`)
   if (old.revokedMs !== null) throw new TenantAdminError(`key ${keyId} is already revoked`)
-  const next = await issueKey(store, clock, old.tenantId)
+  // The replacement keeps the kind and origins of the key it replaces.
+  const next = await issueKey(
+    store,
+    clock,
+    old.tenantId,
+    old.kind === 'publishable' ? { publishable: { origins: old.origins ?? [] } } : {},
+  )
   await store.tenants.revokeKey(keyId, clock.now())
   return { ...next, rotatedKeyId: keyId }
 }

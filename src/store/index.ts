@@ -1,3 +1,4 @@
+import { BeaconStore } from './beacons.js'
 import { ConfigStore } from './config.js'
 import type { Db } from './db.js'
 import { DeviceStore } from './devices.js'
@@ -28,6 +29,7 @@ export class Store {
   readonly network: NetworkStore
   readonly events: EventStore
   readonly devices: DeviceStore
+  readonly beacons: BeaconStore
   readonly privacy: PrivacyStore
   readonly leases: LeaseStore
   readonly retention: RetentionStore
@@ -47,6 +49,7 @@ export class Store {
     this.events = new EventStore(db)
     this.privacy = new PrivacyStore(db, inv)
     this.devices = new DeviceStore(db)
+    this.beacons = new BeaconStore(db)
     this.leases = new LeaseStore(db)
     this.retention = new RetentionStore(db)
   }

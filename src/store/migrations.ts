@@ -298,6 +298,28 @@ CREATE TABLE job_leases (
 );
 `,
   },
+  {
+    version: 8,
+    name: 'publishable keys and beacon observations',
+    sql: `
+ALTER TABLE api_keys ADD COLUMN kind TEXT NOT NULL DEFAULT 'secret';
+ALTER TABLE api_keys ADD COLUMN origins TEXT;
+CREATE TABLE beacon_observations (
+  id {{SERIAL_PK}},
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  device_id TEXT NOT NULL,
+  visit_id TEXT NOT NULL,
+  created_ms BIGINT NOT NULL,
+  ip_hash TEXT,
+  os TEXT,
+  browser TEXT,
+  mobile INTEGER NOT NULL,
+  flags TEXT NOT NULL
+);
+CREATE INDEX beacon_obs_latest ON beacon_observations (tenant_id, device_id, created_ms);
+CREATE INDEX beacon_obs_time ON beacon_observations (created_ms);
+`,
+  },
 ]
 
 function render(sql: string, dialect: Dialect): string {

@@ -247,10 +247,17 @@ export class PrivacyStore {
         [tenantId, ...ob.params],
       ),
     )
-    const observations = yield* q.run(`DELETE FROM device_observations WHERE tenant_id = ? AND ${ob.where}`, [
+    const deviceRows = yield* q.run(`DELETE FROM device_observations WHERE tenant_id = ? AND ${ob.where}`, [
       tenantId,
       ...ob.params,
     ])
+    // Beacons the person's browser sent: by its fingerprint or its address (counted as observations).
+    const bc = matcher(keys, { ipHash: 'ip_hash', deviceId: 'device_id' })
+    const beacons = yield* q.run(`DELETE FROM beacon_observations WHERE tenant_id = ? AND ${bc.where}`, [
+      tenantId,
+      ...bc.params,
+    ])
+    const observations = deviceRows + beacons
     const ev = matcher(keys, EVENT_COLS)
     const events = yield* q.run(`DELETE FROM events WHERE tenant_id = ? AND ${ev.where}`, [
       tenantId,

@@ -16,7 +16,12 @@ export interface ApiKeyRecord {
   prefix: string
   createdMs: number
   revokedMs: number | null
+  /** 'publishable' keys (pk_…) work only on the beacon, only from `origins`. */
+  kind?: KeyKind
+  origins?: string[]
 }
+
+export type KeyKind = 'secret' | 'publishable'
 
 interface TenantRow {
   id: string
@@ -33,7 +38,11 @@ interface KeyRow {
   prefix: string
   created_ms: number
   revoked_ms: number | null
+  kind: KeyKind
+  origins: string | null
 }
+
+const parseOrigins = (v: string | null): string[] => (v ? (JSON.parse(v) as string[]) : [])
 
 const toTenant = (r: TenantRow): Tenant => ({
   id: r.id,
@@ -50,11 +59,21 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
   prefix: r.prefix,
   createdMs: Number(r.created_ms),
   revokedMs: r.revoked_ms === null ? null : Number(r.revoked_ms),
+  kind: r.kind === 'publishable' ? 'publishable' : 'secret',
+  origins: parseOrigins(r.origins),
 })
 
 const TENANT_COLS = 'id, name, share_network, rate_limit, monthly_quota, created_ms'
 
-type KeyMatch = { keyId: string; keyHash: string; revokedMs: number | null; tenant: Tenant }
+type KeyMatch = {
+  keyId: string
+  keyHash: string
+  revokedMs: number | null
+  tenant: Tenant
+  kind: KeyKind
+  /** Allowed page origins of a publishable key; empty for secret keys. */
+  origins: string[]
+}
 
 export class TenantStore {
   /** Key hash → key and tenant; dropped by `keys` (revocation, tenant changes) and `*`. No negative entries. */
@@ -106,14 +125,22 @@ export class TenantStore {
 
   async addKey(key: ApiKeyRecord, keyHash: string): Promise<void> {
     await this.db.run(
-      'INSERT INTO api_keys (id, tenant_id, key_hash, prefix, created_ms) VALUES (?, ?, ?, ?, ?)',
-      [key.id, key.tenantId, keyHash, key.prefix, key.createdMs],
+      'INSERT INTO api_keys (id, tenant_id, key_hash, prefix, created_ms, kind, origins) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [
+        key.id,
+        key.tenantId,
+        keyHash,
+        key.prefix,
+        key.createdMs,
+        key.kind ?? 'secret',
+        key.origins?.length ? JSON.stringify(key.origins) : null,
+      ],
     )
   }
 
   async getKey(id: string): Promise<ApiKeyRecord | undefined> {
     const r = await this.db.get<KeyRow>(
-      'SELECT id, tenant_id, prefix, created_ms, revoked_ms FROM api_keys WHERE id = ?',
+      'SELECT id, tenant_id, prefix, created_ms, revoked_ms, kind, origins FROM api_keys WHERE id = ?',
       [id],
     )
     return r ? toKey(r) : undefined
@@ -121,7 +148,7 @@ export class TenantStore {
 
   async listKeys(tenantId: string): Promise<ApiKeyRecord[]> {
     const rows = await this.db.all<KeyRow>(
-      'SELECT id, tenant_id, prefix, created_ms, revoked_ms FROM api_keys WHERE tenant_id = ? ORDER BY created_ms, id',
+      'SELECT id, tenant_id, prefix, created_ms, revoked_ms, kind, origins FROM api_keys WHERE tenant_id = ? ORDER BY created_ms, id',
       [tenantId],
     )
     return rows.map(toKey)
@@ -146,8 +173,17 @@ export class TenantStore {
   }
 
   private async readKey(keyHash: string): Promise<KeyMatch | undefined> {
-    const r = await this.db.get<TenantRow & { key_id: string; key_hash: string; revoked_ms: number | null }>(
-      `SELECT k.id AS key_id, k.key_hash, k.revoked_ms, t.id, t.name, t.share_network, t.rate_limit,
+    const r = await this.db.get<
+      TenantRow & {
+        key_id: string
+        key_hash: string
+        revoked_ms: number | null
+        kind: KeyKind
+        origins: string | null
+      }
+    >(
+      // Kind and origins come with the same row: publishable keys cost no extra query.
+      `SELECT k.id AS key_id, k.key_hash, k.revoked_ms, k.kind, k.origins, t.id, t.name, t.share_network, t.rate_limit,
               t.monthly_quota, t.created_ms
          FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
         WHERE k.key_hash = ?`,
@@ -159,6 +195,8 @@ export class TenantStore {
       keyHash: r.key_hash,
       revokedMs: r.revoked_ms === null ? null : Number(r.revoked_ms),
       tenant: toTenant(r),
+      kind: r.kind === 'publishable' ? 'publishable' : 'secret',
+      origins: parseOrigins(r.origins),
     }
   }
 

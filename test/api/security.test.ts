@@ -66,7 +66,15 @@ const CASES: Record<string, SecurityCase> = {
 }
 
 /** Routes callable without a key: they must never answer 401. */
-const KEYLESS = new Set(['GET /v1/health', 'GET /v1/ip', 'GET /v1/openapi.json'])
+const KEYLESS = new Set([
+  'GET /v1/health',
+  'GET /v1/ip',
+  'GET /v1/openapi.json',
+  'GET /v1/beacon.js',
+  'GET /v1/beacon.mjs',
+])
+/** The browser beacon takes publishable keys only; its own matrix is in test/api/beacon.test.ts. */
+const BEACON = new Set(['POST /v1/beacon', 'OPTIONS /v1/beacon'])
 
 let h: Harness
 let a: TestTenant
@@ -89,7 +97,9 @@ describe('security matrix', () => {
     expect(keyed.length).toBeGreaterThan(0)
     expect(keyed.filter((r) => !(r in CASES))).toEqual([])
     const open = h.app.routeTable.filter((r) => r.auth !== 'key').map((r) => `${r.method} ${r.url}`)
-    expect(open.filter((r) => !KEYLESS.has(r) && !r.startsWith('POST /v1/check'))).toEqual([])
+    expect(open.filter((r) => !KEYLESS.has(r) && !BEACON.has(r) && !r.startsWith('POST /v1/check'))).toEqual(
+      [],
+    )
   })
 
   const request = (

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BEACON_BODY_KEYS, BEACON_DEVICE_KEYS, DEVICE_ID_PATTERN } from '../../src/beacon/contract.js'
-import { type BeaconBackend, startCaptureBackend } from '../helpers/beacon-backend.js'
+import { type BeaconBackend, startVerdictBackend } from '../helpers/beacon-backend.js'
 import { browserAvailable, launchBrowser, openPage, type Site, startSite } from '../helpers/browser.js'
 import { classicPage, collectIn, INIT, modulePage } from './pages.js'
 
@@ -13,8 +13,9 @@ describe.skipIf(!hasBrowser)('beacon: device identity in a real browser', () => 
   let site: Site
 
   beforeAll(async () => {
-    backend = await startCaptureBackend()
+    backend = await startVerdictBackend()
     site = await startSite({ '/': classicPage(backend), '/module': modulePage(backend) })
+    await backend.allowOrigin(site.origin)
     browser = await launchBrowser()
   })
   afterAll(async () => {
@@ -141,5 +142,21 @@ describe.skipIf(!hasBrowser)('beacon: device identity in a real browser', () => 
     expect(message).toMatch(/publishable/)
     expect(backend.beacons.length).toBe(before)
     await context.close()
+  })
+  it('is refused (403) from a page origin the key does not list, and records nothing', async () => {
+    const other = await startSite({ '/': classicPage(backend) })
+    try {
+      const before = backend.beacons.length
+      const { context, page } = await openPage(browser, other.url('/'))
+      await page.waitForFunction(`typeof window.Verdict === 'object'`)
+      const message = await page.evaluate(
+        `Verdict.collect({ key: ${JSON.stringify(backend.key)} }).then(() => 'sent', (e) => e.message)`,
+      )
+      expect(message).toMatch(/403/)
+      expect(backend.beacons.length).toBe(before)
+      await context.close()
+    } finally {
+      await other.close()
+    }
   })
 })

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type BeaconBackend, startCaptureBackend } from '../helpers/beacon-backend.js'
+import { type BeaconBackend, startVerdictBackend } from '../helpers/beacon-backend.js'
 import { browserAvailable, launchBrowser, type Site, startSite } from '../helpers/browser.js'
 import { classicPage, collectIn, INIT } from './pages.js'
 
@@ -16,8 +16,9 @@ describe.skipIf(!hasBrowser)('beacon: integrity checks in a real browser', () =>
   let site: Site
 
   beforeAll(async () => {
-    backend = await startCaptureBackend()
+    backend = await startVerdictBackend()
     site = await startSite({ '/': classicPage(backend) })
+    await backend.allowOrigin(site.origin)
     browser = await launchBrowser()
   })
   afterAll(async () => {

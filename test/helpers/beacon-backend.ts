@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
+import { issueKey } from '../../src/services/tenants.js'
 import { closeServer, listen } from './browser.js'
+import { build, type Harness } from './build.js'
 
 /**
- * Stand-in for verdict's beacon routes until the server side is wired: serves the built bundle and records
- * every `POST /v1/beacon` body. Tests use only the BeaconBackend interface, so the real server (started on
- * loopback with a publishable key, beacons read back from its store) can replace it.
+ * What the browser tests talk to: `startVerdictBackend` is the real verdict app behind a loopback listener
+ * that records each accepted `POST /v1/beacon` (body, key, Origin) on its way through;
+ * `startCaptureBackend` is the stand-in that only captures, kept for library work without the server.
  */
 export interface CapturedBeacon {
   body: unknown
@@ -24,6 +26,8 @@ export interface BeaconBackend {
   /** Publishable key the pages pass to collect/watch. */
   key: string
   beacons: CapturedBeacon[]
+  /** Lets pages of this origin beacon (the real server issues a pk_ key for it into `key`). */
+  allowOrigin(origin: string): Promise<void>
   close(): Promise<void>
 }
 
@@ -74,6 +78,76 @@ export async function startCaptureBackend(): Promise<BeaconBackend> {
     moduleUrl: `${origin}/v1/beacon.mjs`,
     key: 'pk_test_capture',
     beacons,
+    allowOrigin: async () => {},
     close: () => closeServer(server),
   }
+}
+
+/** Request headers the browser sends that the beacon routes read. */
+const FORWARDED = [
+  'origin',
+  'x-api-key',
+  'content-type',
+  'user-agent',
+  'if-none-match',
+  'access-control-request-method',
+  'access-control-request-headers',
+]
+
+/**
+ * The real app (`build`: a fresh SQLite store) answering every request through app.inject, so the
+ * browser's requests meet the real guard, origin check, CORS and store. High limits: every page shares
+ * one loopback address and the harness clock never moves the limiter's window.
+ */
+export async function startVerdictBackend(): Promise<BeaconBackend & { store: Harness['store'] }> {
+  const h = await build({ keylessRateLimit: 1_000_000 })
+  const tenant = await h.tenant({ rateLimit: 1_000_000 })
+  const beacons: CapturedBeacon[] = []
+  const origins: string[] = []
+  const server = createServer(async (req, res) => {
+    const payload = await readBody(req)
+    const headers: Record<string, string> = {}
+    for (const name of FORWARDED) {
+      const v = req.headers[name]
+      if (typeof v === 'string') headers[name] = v
+    }
+    const answer = await h.app.inject({
+      method: (req.method ?? 'GET') as 'GET',
+      url: req.url ?? '/',
+      headers,
+      remoteAddress: req.socket.remoteAddress ?? '127.0.0.1',
+      ...(payload ? { payload } : {}),
+    })
+    const path = (req.url ?? '/').split('?')[0]
+    if (req.method === 'POST' && path === '/v1/beacon' && answer.statusCode === 200) {
+      beacons.push({ body: JSON.parse(payload), key: headers['x-api-key'], origin: headers['origin'] })
+    }
+    const out: Record<string, string> = {}
+    for (const [k, v] of Object.entries(answer.headers)) {
+      if (k !== 'content-length' && k !== 'connection' && k !== 'transfer-encoding' && v !== undefined)
+        out[k] = String(v)
+    }
+    res.writeHead(answer.statusCode, out)
+    res.end(answer.rawPayload)
+  })
+  const port = await listen(server)
+  const origin = `http://127.0.0.1:${port}`
+  const backend = {
+    origin,
+    scriptUrl: `${origin}/v1/beacon.js`,
+    moduleUrl: `${origin}/v1/beacon.mjs`,
+    key: '',
+    beacons,
+    store: h.store,
+    async allowOrigin(pageOrigin: string) {
+      origins.push(pageOrigin)
+      const issued = await issueKey(h.store, h.clock, tenant.tenantId, { publishable: { origins } })
+      backend.key = issued.apiKey
+    },
+    async close() {
+      await closeServer(server)
+      await h.close()
+    },
+  }
+  return backend
 }

@@ -1,0 +1,71 @@
+import type { Db } from './db.js'
+
+/** One beacon the browser library sent: what verdict saw of the browser itself. */
+export interface BeaconObservation {
+  tenantId: string
+  /** The fingerprint hash the page computed (the `device_id` callers pass to /v1/score). */
+  deviceId: string
+  visitId: string
+  createdMs: number
+  /** Keyed hash of the client IP; the raw address is never stored. */
+  ipHash: string | null
+  os: string | null
+  browser: string | null
+  mobile: boolean
+  /** The integrity flags and antidetect verdict of the body, as sent. */
+  flags: Record<string, unknown>
+}
+
+interface Row {
+  tenant_id: string
+  device_id: string
+  visit_id: string
+  created_ms: number
+  ip_hash: string | null
+  os: string | null
+  browser: string | null
+  mobile: number
+  flags: string
+}
+
+const COLS = 'tenant_id, device_id, visit_id, created_ms, ip_hash, os, browser, mobile, flags'
+
+export class BeaconStore {
+  constructor(private readonly db: Db) {}
+
+  async add(o: BeaconObservation): Promise<void> {
+    await this.db.run(`INSERT INTO beacon_observations (${COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+      o.tenantId,
+      o.deviceId,
+      o.visitId,
+      o.createdMs,
+      o.ipHash,
+      o.os,
+      o.browser,
+      o.mobile ? 1 : 0,
+      JSON.stringify(o.flags),
+    ])
+  }
+
+  /** The tenant's newest beacon of this fingerprint at or after `sinceMs`, if any. */
+  async latest(tenantId: string, deviceId: string, sinceMs: number): Promise<BeaconObservation | undefined> {
+    const r = await this.db.get<Row>(
+      `SELECT ${COLS} FROM beacon_observations
+        WHERE tenant_id = ? AND device_id = ? AND created_ms >= ?
+        ORDER BY created_ms DESC LIMIT 1`,
+      [tenantId, deviceId, sinceMs],
+    )
+    if (!r) return undefined
+    return {
+      tenantId: r.tenant_id,
+      deviceId: r.device_id,
+      visitId: r.visit_id,
+      createdMs: Number(r.created_ms),
+      ipHash: r.ip_hash,
+      os: r.os,
+      browser: r.browser,
+      mobile: Number(r.mobile) === 1,
+      flags: JSON.parse(r.flags) as Record<string, unknown>,
+    }
+  }
+}
