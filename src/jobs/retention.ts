@@ -5,7 +5,7 @@ import type { Job } from './types.js'
 export const RETENTION_BATCH = 2_000
 
 /**
- * Deletes events (with their device observations), lookups and the matching rollup hours and ASN days
+ * Deletes events (with their device observations), lookups, beacon observations and the matching rollup hours and ASN days
  * older than VERDICT_RETENTION_DAYS, tenant by tenant, in bounded batches with a turn of the event loop
  * between them so requests interleave.
  */
@@ -14,7 +14,8 @@ export function retentionJob(days: number): Job {
     name: 'retention',
     scope: 'cluster',
     reads: 'tenants; events and lookups older than the retention period',
-    writes: 'events, device_observations, lookups, event_rollup, asn_daily (deletes what is past retention)',
+    writes:
+      'events, device_observations, lookups, beacon_observations, event_rollup, asn_daily (deletes what is past retention)',
     intervalMs: 3600_000,
     firstRunMs: 60_000,
     run: async ({ store, clock, log }) => {
@@ -31,7 +32,13 @@ export function retentionJob(days: number): Job {
         }
         await store.retention.aggregates(tenant.id, cutoff)
       }
-      if (removed > 0) log.info(`retention: deleted ${removed} events and lookups older than ${days} days`)
+      for (;;) {
+        const n = await store.retention.beacons(cutoff, RETENTION_BATCH)
+        removed += n
+        if (n < RETENTION_BATCH) break
+        await new Promise((r) => setImmediate(r))
+      }
+      if (removed > 0) log.info(`retention: deleted ${removed} rows older than ${days} days`)
     },
   }
 }

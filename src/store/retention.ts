@@ -35,6 +35,15 @@ export class RetentionStore {
     )
   }
 
+  /** Beacon observations of every tenant (the score joins only the last 30 minutes of them). */
+  async beacons(cutoffMs: number, batch: number): Promise<number> {
+    return this.db.run(
+      `DELETE FROM beacon_observations WHERE id IN (
+         SELECT id FROM beacon_observations WHERE created_ms < ? ORDER BY created_ms LIMIT ?)`,
+      [cutoffMs, batch],
+    )
+  }
+
   /** The rollup hours and ASN days that lie wholly before the cutoff. */
   async aggregates(tenantId: string, cutoffMs: number): Promise<number> {
     const hours = await this.db.run('DELETE FROM event_rollup WHERE tenant_id = ? AND hour_ms < ?', [

@@ -53,6 +53,13 @@ describe.each<Engine>(['sqlite', 'postgres'])('retention on %s', (engine) => {
       expect((await check(t.headers)).statusCode).toBe(200)
       h.clock.set(NOW)
 
+      // A beacon observation on each side of the cutoff (written as the beacon route writes them).
+      for (const at of [NOW - 45 * DAY, NOW - 2 * DAY])
+        await h.store.db.run(
+          `INSERT INTO beacon_observations (tenant_id, device_id, visit_id, created_ms, ip_hash, os, browser, mobile, flags)
+           VALUES (?, ?, ?, ?, NULL, NULL, NULL, 0, '{}')`,
+          [t.tenantId, 'e'.repeat(64), `v${at}`, at],
+        )
       const cutoff = retentionCutoff(NOW, 30)
       const count = async (sql: string, params: (string | number)[] = []) =>
         Number((await h.store.db.get<{ n: number }>(sql, params))?.n)
@@ -67,7 +74,8 @@ describe.each<Engine>(['sqlite', 'postgres'])('retention on %s', (engine) => {
       } as never)
       expect(await jobs.runNow('retention')).toBe(true)
 
-      for (const table of ['events', 'device_observations', 'lookups'])
+      expect(await count('SELECT COUNT(*) AS n FROM beacon_observations')).toBe(1)
+      for (const table of ['events', 'device_observations', 'lookups', 'beacon_observations'])
         expect(await count(`SELECT COUNT(*) AS n FROM ${table} WHERE created_ms < ?`, [cutoff])).toBe(0)
       expect(await count('SELECT COUNT(*) AS n FROM event_rollup WHERE hour_ms < ?', [cutoff])).toBe(0)
       expect(await count('SELECT COUNT(*) AS n FROM events WHERE tenant_id = ?', [t.tenantId])).toBe(4)
