@@ -32,6 +32,7 @@ export const SubjectExport = Open({
     labels: Type.Integer(),
     device_observations: Type.Integer(),
     devices: Type.Integer(),
+    beacons: Type.Integer({ description: 'beacon observations listed (at most `limit`)' }),
   }),
   events: Type.Array(EventView),
   lookups: Type.Array(LookupView),
@@ -66,6 +67,17 @@ export const SubjectExport = Open({
       observations: Type.Integer(),
       distinctIps: Type.Integer(),
       accounts: Type.Integer(),
+    }),
+  ),
+  beacons: Type.Array(
+    Open({
+      visitId: Type.String(),
+      createdMs: Type.Integer(),
+      deviceId: Type.String(),
+      os: Nullable(Type.String()),
+      browser: Nullable(Type.String()),
+      mobile: Type.Boolean(),
+      flags: Open({}),
     }),
   ),
   labels: Type.Array(

@@ -90,6 +90,7 @@ export async function exportSubject(ctx: TenantContext, body: SubjectBody) {
       labels: x.labels.length,
       device_observations: x.observationCount,
       devices: x.devices.length,
+      beacons: x.beacons.length,
     },
     events: x.events.map(eventView),
     lookups: x.lookups.map(lookupView),
@@ -120,6 +121,15 @@ export async function exportSubject(ctx: TenantContext, body: SubjectBody) {
       observations: Number(d['observations']),
       distinctIps: Number(d['distinct_ips']),
       accounts: Number(d['accounts']),
+    })),
+    beacons: x.beacons.map((b) => ({
+      visitId: b['visit_id'] as string,
+      createdMs: Number(b['created_ms']),
+      deviceId: b['device_id'] as string,
+      os: b['os'] as string | null,
+      browser: b['browser'] as string | null,
+      mobile: Number(b['mobile']) === 1,
+      flags: JSON.parse(String(b['flags'])) as Record<string, unknown>,
     })),
     labels: x.labels.map((l) => ({
       id: String(l.id),

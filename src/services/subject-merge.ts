@@ -94,5 +94,13 @@ export function mergeExports(parts: SubjectExport[], limit: number): SubjectExpo
     observations: newestFirst(observations.rows, (o) => Number(o['created_ms']), limit),
     observationCount: sum((p) => p.observationCount) - observations.repeats,
     devices: newestFirst([...devices.values()], (d) => Number(d['last_seen_ms']), limit),
+    beacons: newestFirst(
+      union(
+        parts.map((p) => p.beacons),
+        (b) => String(b['visit_id']),
+      ).rows,
+      (b) => Number(b['created_ms']),
+      limit,
+    ),
   }
 }

@@ -218,6 +218,13 @@ export class PrivacyStore {
          FROM device_observations WHERE tenant_id = ? AND ${ob.where} GROUP BY resolved_id ORDER BY MAX(created_ms) DESC LIMIT ?`,
       [tenantId, ...ob.params, limit],
     )
+    // Beacons the person's browser sent, matched as erasure matches them (fingerprint or address).
+    const bc = matcher(keys, { ipHash: 'ip_hash', deviceId: 'device_id' })
+    const beacons = await this.db.all<Record<string, unknown>>(
+      `SELECT visit_id, created_ms, device_id, os, browser, mobile, flags FROM beacon_observations
+        WHERE tenant_id = ? AND ${bc.where} ORDER BY created_ms DESC LIMIT ?`,
+      [tenantId, ...bc.params, limit],
+    )
     return {
       events,
       eventCount,
@@ -228,6 +235,7 @@ export class PrivacyStore {
       observations,
       observationCount,
       devices,
+      beacons,
     }
   }
 

@@ -133,7 +133,7 @@ describe('POST /v1/beacon', () => {
   })
 
   it('parses a phone user agent as mobile; each visit gets a new visit_id', async () => {
-    const id = 'cd'.repeat(32)
+    const id = '9a'.repeat(32)
     const a = await beacon({ 'user-agent': SAFARI_IPHONE }, { device_id: id, device: device() })
     h.clock.advance(1000)
     const b = await beacon({ 'user-agent': SAFARI_IPHONE }, { device_id: id, device: device() })
@@ -212,6 +212,31 @@ describe('POST /v1/beacon', () => {
     } finally {
       await lim.close()
     }
+  })
+
+  it('/v1/subject lists the beacons of a device_id or an IP, without the raw address', async () => {
+    const id = '5c'.repeat(32)
+    const sent = await h.app.inject({
+      method: 'POST',
+      url: '/v1/beacon',
+      headers: { 'x-api-key': pk, origin: SHOP },
+      payload: { device_id: id, device: device() },
+      remoteAddress: '73.99.1.7',
+    })
+    expect(sent.statusCode).toBe(200)
+    const visit = (sent.json() as { visit_id: string }).visit_id
+    const subject = async (payload: object) => {
+      const res = await h.app.inject({ method: 'POST', url: '/v1/subject', headers: t.headers, payload })
+      expect(res.statusCode).toBe(200)
+      return res.json() as { counts: { beacons: number }; beacons: { visitId: string; deviceId: string }[] }
+    }
+    for (const by of [{ device_id: id }, { ip: '73.99.1.7' }]) {
+      const x = await subject(by)
+      expect(x.counts.beacons).toBe(1)
+      expect(x.beacons).toEqual([expect.objectContaining({ visitId: visit, deviceId: id, mobile: false })])
+      expect(JSON.stringify(x.beacons)).not.toContain('73.99.1.7')
+    }
+    expect((await subject({ device_id: '0f1e'.repeat(16) })).counts.beacons).toBe(0)
   })
 
   it('/v1/forget erases the beacons of a device_id or an IP', async () => {

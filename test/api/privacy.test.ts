@@ -53,6 +53,7 @@ describe('POST /v1/subject and /v1/forget', () => {
       labels: 1,
       device_observations: 3,
       devices: 1,
+      beacons: 0,
     })
     expect(body.device_observations[0]).toMatchObject({
       deviceId: DEVICE,
@@ -113,6 +114,7 @@ describe('POST /v1/subject and /v1/forget', () => {
       labels: 0,
       device_observations: 0,
       devices: 0,
+      beacons: 0,
     })
     const obs = (await h.app.inject({ url: `/v1/device/${DEVICE}/observations`, headers: t.headers })).json()
     expect(obs.observations).toEqual([])
