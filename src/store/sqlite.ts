@@ -31,6 +31,24 @@ function unavailable(err: unknown): Error {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /**
+ * Opening settings, retried while another process holds the lock: switching to WAL needs the file to
+ * itself for a moment, and SQLite answers SQLITE_BUSY at once there (no busy handler) when several
+ * processes start together on a new file. Start-up only, so a short synchronous wait is fine.
+ */
+function atStart(apply: () => unknown, budgetMs = 10_000): void {
+  const until = Date.now() + budgetMs
+  for (;;) {
+    try {
+      apply()
+      return
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > until) throw err
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25)
+    }
+  }
+}
+
+/**
  * better-sqlite3 is synchronous. A transaction runs its unit of work from BEGIN to COMMIT in one
  * synchronous call, so nothing else on the event loop can run between its statements: there is no gate
  * to get stuck and no statement of another request can end up inside it.
@@ -54,8 +72,8 @@ export class SqliteDb implements Db {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
     this.db = new Database(file)
     // auto_vacuum only takes effect before the first table exists; erasure relies on it.
-    this.db.pragma('auto_vacuum = INCREMENTAL')
-    this.db.pragma('journal_mode = WAL')
+    atStart(() => this.db.pragma('auto_vacuum = INCREMENTAL'))
+    atStart(() => this.db.pragma('journal_mode = WAL'))
     // NORMAL in WAL mode: a committed transaction survives a process crash; a power loss may
     // roll back the last few commits but never corrupts the file.
     this.db.pragma('synchronous = NORMAL')
