@@ -80,11 +80,14 @@ export const EnvSchema = Type.Object({
     description: 'log level',
   }),
   VERDICT_SHUTDOWN_MS: int(0, 10_000, 'how long SIGTERM/SIGINT waits for running requests'),
-  REDIS_URL: unset(
-    'redis:// URL of the Redis shared by several nodes (rate limits); unset: limits per process',
-    {
+  REDIS_URL: Type.Optional(
+    Type.String({
+      pattern: '^[Rr][Ee][Dd][Ii][Ss][Ss]?://\\S+$',
       allowed: 'a redis:// or rediss:// URL',
-    },
+      defaultText: 'unset',
+      description:
+        'redis:// URL of the Redis shared by several nodes (rate limits); unset: limits per process',
+    }),
   ),
   VERDICT_REDIS_PREFIX: Type.String({
     pattern: '^[A-Za-z0-9_.-]{1,64}$',

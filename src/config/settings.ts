@@ -149,8 +149,6 @@ export function loadSettings(env: Env = process.env): Settings {
   }
   const trustProxy = checked(() => parseTrustProxy(v.TRUST_PROXY))
   const secret = checked(() => parseSecret(v.VERDICT_SECRET))
-  if (v.REDIS_URL !== undefined && !/^rediss?:\/\/\S+$/i.test(v.REDIS_URL))
-    problems.push(`REDIS_URL must be a redis:// or rediss:// URL, got "${v.REDIS_URL}"`)
   const tls = checked(() => parseTls(v.TLS_CERT_FILE, v.TLS_KEY_FILE, v.HOST))
   const ja4Header = checked(() => parseJa4Header(v.VERDICT_JA4_HEADER, trustProxy))
   if (problems.length > 0 || trustProxy === undefined) throw new Error(problems.join('; '))

@@ -21,23 +21,21 @@ export function retentionJob(days: number): Job {
     run: async ({ store, clock, log }) => {
       const cutoff = retentionCutoff(clock.now(), days)
       let removed = 0
-      for (const tenant of await store.tenants.list()) {
-        for (const table of ['events', 'lookups'] as const) {
-          for (;;) {
-            const n = await store.retention[table](tenant.id, cutoff, RETENTION_BATCH)
-            removed += n
-            if (n < RETENTION_BATCH) break
-            await new Promise((r) => setImmediate(r))
-          }
+      // Batch after batch until one comes back short, yielding to requests in between.
+      const drain = async (batch: (size: number) => Promise<number>) => {
+        for (;;) {
+          const n = await batch(RETENTION_BATCH)
+          removed += n
+          if (n < RETENTION_BATCH) return
+          await new Promise((r) => setImmediate(r))
         }
+      }
+      for (const tenant of await store.tenants.list()) {
+        await drain((size) => store.retention.events(tenant.id, cutoff, size))
+        await drain((size) => store.retention.lookups(tenant.id, cutoff, size))
         await store.retention.aggregates(tenant.id, cutoff)
       }
-      for (;;) {
-        const n = await store.retention.beacons(cutoff, RETENTION_BATCH)
-        removed += n
-        if (n < RETENTION_BATCH) break
-        await new Promise((r) => setImmediate(r))
-      }
+      await drain((size) => store.retention.beacons(cutoff, size))
       if (removed > 0) log.info(`retention: deleted ${removed} rows older than ${days} days`)
     },
   }

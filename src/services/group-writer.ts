@@ -52,7 +52,7 @@ export class GroupWriter {
       const group = this.queue.splice(0, this.maxGroup)
       const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = []
       const dialect = this.db.dialect
-      const locks = dialect === 'postgres' ? group.flatMap((item) => item.locks) : []
+      const locks = group.flatMap((item) => item.locks)
       try {
         await this.db.tx(function* () {
           outcomes.length = 0

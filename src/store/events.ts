@@ -1,25 +1,13 @@
 import { HOUR_MS } from './aggregates.js'
 import { type Db, type Param, q, type Work } from './db.js'
-import type { ScoredEvent } from './scored-event.js'
+import type { EventAttributes, ScoredEvent } from './scored-event.js'
 
 /** What is stored of a scored event: hashes and coarse attributes, never a raw email, IP or phone. */
-export interface EventRecord {
+export interface EventRecord extends Omit<EventAttributes, 'device'> {
   id: string
-  tenantId: string
   createdMs: number
-  event: string
-  userId: string | null
-  deviceId: string | null
   /** The resolved device identity (token identity or fingerprint-derived), when the event carried a device. */
   resolvedDeviceId: string | null
-  emailHash: string | null
-  emailDomain: string | null
-  ipHash: string | null
-  ipPrefix: string | null
-  asn: number | null
-  ipCountry: string | null
-  phoneHash: string | null
-  phoneCountry: string | null
   score: number
   verdict: string
   reasons: string[]

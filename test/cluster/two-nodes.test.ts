@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eventually } from '../helpers/app.js'
 import { createSchema, PG_URL, pgAvailable } from '../helpers/pg.js'
 import { type RunningServer, runCli, startServer } from '../helpers/processes.js'
 import { testPrefix } from '../helpers/redis.js'
@@ -43,15 +44,9 @@ const post = async (n: Node, path: string, key: string, body: unknown) => {
   return { status: res.status, body: (await res.json()) as Record<string, unknown> }
 }
 const health = async (n: Node) => (await (await get(n, '/v1/health')).json()) as Record<string, unknown>
-/** Polls until `cond` holds; resolves with the milliseconds it took, or throws past `ms`. */
-const within = async (ms: number, cond: () => Promise<boolean>): Promise<number> => {
-  const t0 = Date.now()
-  while (Date.now() - t0 < ms) {
-    if (await cond()) return Date.now() - t0
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  throw new Error(`not within ${ms} ms`)
-}
+/** `cond` comes true within `ms` (polled every 25 ms). */
+const within = async (ms: number, cond: () => Promise<boolean>) =>
+  expect(await eventually(cond, ms, 25)).toBe(true)
 
 describe.skipIf(!ready)('two verdict nodes on one PostgreSQL and one Redis', () => {
   beforeAll(async () => {

@@ -52,6 +52,24 @@ describe('VERDICT_SECRET strength', () => {
   })
 })
 
+describe('the cluster settings', () => {
+  it('take a redis:// or rediss:// URL, and default to one process with leases and 400 days', () => {
+    expect(loadSettings({}).cluster).toEqual({
+      redisUrl: undefined,
+      redisPrefix: 'verdict',
+      nodes: 1,
+      leaseTtlMs: 30_000,
+    })
+    expect(loadSettings({}).retentionDays).toBe(400)
+    expect(loadSettings({ REDIS_URL: 'rediss://cache:6380/1' }).cluster.redisUrl).toBe(
+      'rediss://cache:6380/1',
+    )
+    for (const bad of ['http://cache:6379', 'redis://', 'cache:6379'])
+      expect(() => loadSettings({ REDIS_URL: bad }), bad).toThrow(/REDIS_URL.*redis:\/\/ or rediss:\/\//)
+    expect(() => loadSettings({ VERDICT_NODES: '0' })).toThrow(/VERDICT_NODES/)
+  })
+})
+
 describe('VERDICT_SHUTDOWN_MS', () => {
   it('defaults to 10 s and must be a non-negative integer', () => {
     expect(loadSettings({}).shutdownMs).toBe(10_000)

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { SharedRedis } from '../../src/redis/connection.js'
 import { RedisLimiter } from '../../src/redis/limiter.js'
 import { RateLimiter } from '../../src/services/rate-limiter.js'
+import { eventually } from '../helpers/app.js'
 import { REDIS_URL, redisAvailable, testPrefix } from '../helpers/redis.js'
 import { canRunRedisServer, freePort, OwnRedis } from '../helpers/redis-server.js'
 
@@ -16,11 +17,6 @@ const connect = async (url: string, prefix: string) => {
   open.push(r)
   for (let i = 0; i < 100 && !r.ready; i++) await new Promise((res) => setTimeout(res, 20))
   return r
-}
-const waitFor = async (cond: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms
-  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 20))
-  return cond()
 }
 afterEach(async () => {
   await Promise.all(open.splice(0).map((r) => r.close()))
@@ -75,7 +71,7 @@ describe.skipIf(!haveServer)('when Redis is down', () => {
       expect((await limiter.hit('key:x', 40, T0)).limit).toBe(40)
 
       await server.stop()
-      expect(await waitFor(() => !redis.ready)).toBe(true)
+      expect(await eventually(() => !redis.ready, 5000, 20)).toBe(true)
       expect(redis.problem).not.toBeNull()
       // Per node: 40 / 4 nodes = 10 (a fresh local bucket; what Redis counted is not known here).
       const down = await Promise.all(Array.from({ length: 12 }, () => limiter.hit('key:y', 40, T0)))
@@ -83,7 +79,7 @@ describe.skipIf(!haveServer)('when Redis is down', () => {
       expect(down[0]?.limit).toBe(10)
 
       await server.start()
-      expect(await waitFor(() => redis.ready, 8000)).toBe(true)
+      expect(await eventually(() => redis.ready, 8000, 20)).toBe(true)
       expect(redis.problem).toBeNull()
       const back = await limiter.hit('key:z', 40, T0)
       expect(back).toMatchObject({ allowed: true, limit: 40, remaining: 39 })

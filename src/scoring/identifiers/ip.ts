@@ -1,19 +1,12 @@
 import type { Reputation } from '../network.js'
+import type { IpSignals } from '../types.js'
 import { capitalise, clampScore, IDENTIFIER_WEIGHTS, listPhrase } from './weights.js'
 
 /** What the scorer reads of an address's reference data (the IP intelligence's result has this shape). */
-export interface IpFacts {
-  asn: number | null
+export interface IpFacts extends Omit<IpSignals, 'org' | 'geoCountry'> {
   isp: string | null
   country: string | null
   city: string | null
-  isDatacenter: boolean
-  datacenterProvider: string | null
-  isTor: boolean
-  isVpn: boolean
-  vpnProvider: string | null
-  isProxy: boolean
-  isPrivacyRelay: boolean
   /** Whether the list behind each signal is loaded. */
   known: { tor: boolean; vpn: boolean; proxy: boolean; relay: boolean }
 }
