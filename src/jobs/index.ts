@@ -2,6 +2,7 @@ import { asnRatesJob } from './asn-rates.js'
 import { collisionRiskJob } from './collision-risk.js'
 import { feedReloadJob } from './feed-reload.js'
 import { retentionJob } from './retention.js'
+import { storageCompactionJob } from './storage-compaction.js'
 import { trapRetentionJob } from './trap-retention.js'
 import type { Job } from './types.js'
 
@@ -20,5 +21,6 @@ export function backgroundJobs(settings: { feedsReloadMs: number; retentionDays:
     trapRetentionJob,
     retentionJob(settings.retentionDays),
     feedReloadJob(settings.feedsReloadMs),
+    storageCompactionJob,
   ]
 }

@@ -102,7 +102,7 @@ export const ForgetResult = Type.Object({
   suppressions: Type.Integer({ description: 'forget suppressions written, one per identifier form' }),
   storage: StrEnum(
     ['reclaimed', 'pending'] as const,
-    'pending: a long reader held the storage; the next erasure or checkpoint frees it',
+    'reclaimed: the erased bytes are gone from the files. pending: the rows are gone from every query and the bytes leave the files later (PostgreSQL: at the hourly storage-compaction rewrite; SQLite: a long reader held the WAL, the next erasure or checkpoint frees it)',
   ),
 })
 

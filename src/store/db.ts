@@ -55,6 +55,13 @@ export interface Db {
   exec(script: string): Promise<void>
   /** Returns storage to the operating system after deletions (erasure). */
   reclaim(tables: readonly string[]): Promise<void>
+  /**
+   * Whether `reclaim` already leaves no byte of a deleted row in the files. When it does not (PostgreSQL
+   * only marks the space reusable), the tables need a `rewrite` before erased bytes are gone.
+   */
+  readonly reclaimErasesBytes: boolean
+  /** Rewrites a table into new files, so the bytes of deleted rows are no longer in any of its files. */
+  rewrite(table: string, lockTimeoutMs: number): Promise<void>
   /** Whether the database answers and can take a write now. */
   ping(): Promise<boolean>
   close(): Promise<void>

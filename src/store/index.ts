@@ -1,4 +1,5 @@
 import { BeaconStore } from './beacons.js'
+import { CompactionStore } from './compaction.js'
 import { ConfigStore } from './config.js'
 import type { Db } from './db.js'
 import { DeviceStore } from './devices.js'
@@ -33,6 +34,7 @@ export class Store {
   readonly privacy: PrivacyStore
   readonly leases: LeaseStore
   readonly retention: RetentionStore
+  readonly compaction: CompactionStore
 
   constructor(
     readonly db: Db,
@@ -52,6 +54,7 @@ export class Store {
     this.beacons = new BeaconStore(db)
     this.leases = new LeaseStore(db)
     this.retention = new RetentionStore(db)
+    this.compaction = new CompactionStore(db)
   }
 
   async close(): Promise<void> {

@@ -320,6 +320,16 @@ CREATE INDEX beacon_obs_latest ON beacon_observations (tenant_id, device_id, cre
 CREATE INDEX beacon_obs_time ON beacon_observations (created_ms);
 `,
   },
+  {
+    version: 13,
+    name: 'tables waiting for a rewrite after an erasure',
+    sql: `
+CREATE TABLE storage_compaction (
+  table_name TEXT PRIMARY KEY,
+  since_ms BIGINT NOT NULL
+);
+`,
+  },
 ]
 
 function render(sql: string, dialect: Dialect): string {

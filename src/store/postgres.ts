@@ -168,6 +168,26 @@ export class PostgresDb implements Db {
     return pass
   }
 
+  /** VACUUM leaves the bytes of dead rows in the page's free space until it is reused. */
+  readonly reclaimErasesBytes = false
+
+  /**
+   * VACUUM FULL writes the table and its indexes into new files and drops the old ones. It holds the
+   * table's exclusive lock while it copies, so it waits at most `lockTimeoutMs` for that lock and gives
+   * up (the caller retries later) rather than queue writers behind it for long.
+   */
+  async rewrite(table: string, lockTimeoutMs: number): Promise<void> {
+    if (!/^[a-z_]+$/.test(table)) throw new Error(`bad table name ${table}`)
+    const client = await this.pool.connect()
+    try {
+      await client.query(`SET lock_timeout = ${Math.max(1, Math.floor(lockTimeoutMs))}`)
+      await client.query(`VACUUM FULL ${table}`)
+    } finally {
+      await client.query('RESET lock_timeout').catch(() => {})
+      client.release()
+    }
+  }
+
   async ping(): Promise<boolean> {
     try {
       await this.pool.query('SELECT 1')

@@ -185,6 +185,11 @@ export class SqliteDb implements Db {
     throw new Error('WAL checkpoint blocked by a reader')
   }
 
+  /** secure_delete zeroes deleted content and `reclaim` folds the WAL in: nothing is left to rewrite. */
+  readonly reclaimErasesBytes = true
+
+  async rewrite(): Promise<void> {}
+
   /**
    * Reachable means readable and writable: another process holding the write lock makes it false. The
    * checkpoint worker also holds it for a moment now and then, so a short wait (off the event loop) is

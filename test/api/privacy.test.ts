@@ -85,8 +85,32 @@ describe('POST /v1/subject and /v1/forget', () => {
     // A fraud label would put the email's hash into the shared network, which erasure never scrubs
     // (tested below); here the label carries the entity locally only.
     await seed(false)
-    const emailHash = h.hasher.entity('email', 'quentinxylophone@gmail.com')
+    // The storage forms too: a leftover hash identifies the person as well as the raw value would.
+    const needles = [
+      USER,
+      DEVICE,
+      'quentin',
+      'Quentin',
+      'xylophone',
+      h.hasher.entity('email', 'quentinxylophone@gmail.com'),
+      h.hasher.entity('phone', '+442079460777'),
+      h.hasher.entity('ip', '73.162.10.20'),
+    ]
+    const files = () => readdirSync(h.dir).filter((f) => f.startsWith('verdict.db'))
+    const found = () => {
+      const seen = new Set<string>()
+      for (const f of files()) {
+        const bytes = readFileSync(join(h.dir, f))
+        for (const needle of needles) if (bytes.includes(Buffer.from(needle))) seen.add(needle)
+      }
+      return [...seen].sort()
+    }
+    // The user and device ids and the three storage hashes are on disk before erasure (the raw email
+    // never is), so their absence afterwards proves the erasure, not a wrong needle.
+    expect(found()).toEqual([USER, DEVICE, ...needles.slice(5)].sort())
     const res = await post('/v1/forget', {
+      ip: '73.162.10.20',
+      phone: '+44 20 7946 0777',
       email: 'QUENTINXYLOPHONE+other@googlemail.com',
       user_id: USER,
       device_id: DEVICE,
@@ -94,17 +118,11 @@ describe('POST /v1/subject and /v1/forget', () => {
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({
       deleted: { events: 3, lookups: 1, listEntries: 2, labels: 1, observations: 3 },
-      suppressions: 3,
+      suppressions: 5,
       storage: 'reclaimed',
     })
-    const files = readdirSync(h.dir).filter((f) => f.startsWith('verdict.db'))
-    expect(files).toContain('verdict.db')
-    for (const f of files) {
-      const bytes = readFileSync(join(h.dir, f))
-      for (const needle of [USER, DEVICE, 'quentin', 'Quentin', 'xylophone', emailHash]) {
-        expect(bytes.includes(Buffer.from(needle)), `${needle} in ${f}`).toBe(false)
-      }
-    }
+    expect(files()).toContain('verdict.db')
+    expect(found()).toEqual([])
     // Nothing comes back through the API either, and the other person is untouched.
     expect((await h.app.inject({ url: `/v1/events?q=${USER}`, headers: t.headers })).json().total).toBe(0)
     expect((await post('/v1/subject', { email: EMAIL })).json().counts).toEqual({
@@ -122,7 +140,7 @@ describe('POST /v1/subject and /v1/forget', () => {
     const sup = (await h.app.inject({ url: '/v1/suppressions', headers: t.headers })).json().suppressions
     expect(
       sup.map((s: { action: string; entityType: string }) => `${s.action}:${s.entityType}`).sort(),
-    ).toEqual(['forget:device', 'forget:email', 'forget:user'])
+    ).toEqual(['forget:device', 'forget:email', 'forget:ip', 'forget:phone', 'forget:user'])
   })
 
   it('never scrubs the shared network: a contributed fraud flag stays after erasure', async () => {

@@ -251,6 +251,7 @@ describe('the job registry', () => {
       'trap-retention',
       'retention',
       'feed-reload',
+      'storage-compaction',
     ])
     for (const j of jobs) {
       expect(j.reads.length, j.name).toBeGreaterThan(0)
