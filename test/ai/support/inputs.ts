@@ -43,6 +43,3 @@ export function patternInput(pattern: number, variant: number): ExplanationInput
 
 export const AI_TEXT =
   'This sign-up was blocked because it came from a hosting network rather than a home connection. The email address also belongs to a throwaway mail service.'
-
-/** Generous slack for a busy test machine; the point is "bounded by the deadline", not a benchmark. */
-export const MARGIN_MS = 500
