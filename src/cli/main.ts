@@ -3,7 +3,11 @@ import { loadSettings, type Settings } from '../config/settings.js'
 import { withStartupLock } from '../services/startup-lock.js'
 import { createTenant, issueKey, revokeKey, rotateKey, TenantAdminError } from '../services/tenants.js'
 import { openStore, type Store } from '../store/index.js'
+import { resolveSecret } from '../store/secret.js'
 import { systemClock } from '../util/clock.js'
+import { Hasher } from '../util/secrets.js'
+import { auditCommand } from './audit.js'
+import { backupCommand } from './backup.js'
 import { UsageError } from './errors.js'
 import { feeds } from './feeds.js'
 import { traps } from './traps.js'
@@ -23,8 +27,14 @@ export const USAGE = `usage: verdict <command>
                                     (--force: accept data that shrinks a feed by more than half)
   feeds status                      every reference-data source with its date and size
   traps import FILE                 record abuse-trap hits, one IP[,TIME[,PATH]] per line
+  backup FILE [--force]             online, consistent copy of the SQLite database (server may run)
+  restore FILE                      replace the stopped SQLite database with a backup, then erase
+                                    again everyone erased since (the suppression audit)
+  audit export FILE [--force]       the suppression audit of every tenant, as one JSON file
+  audit apply FILE                  add those suppressions and erase again every identifier
+                                    they forgot (after a PostgreSQL restore)
 
-Tenant and key commands use DATABASE_URL (default ./data/verdict.db); feed commands use
+Tenant, key, backup and restore commands use DATABASE_URL (default ./data/verdict.db); feed commands use
 VERDICT_FEEDS_DIR (default ./data/feeds). Results are JSON on stdout, progress on stderr.`
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
@@ -124,16 +134,24 @@ export async function main(
   }
   let store: Store | undefined
   try {
-    if (group !== 'tenants' && group !== 'keys' && group !== 'traps' && group !== 'feeds')
+    if (!['tenants', 'keys', 'traps', 'feeds', 'backup', 'restore', 'audit'].includes(group))
       throw new UsageError(`unknown command: ${group}`)
     // The whole configuration is validated before any command runs, as the server does at start.
     const settings: Settings = loadSettings()
     if (group === 'feeds') return await feeds(sub, rest, settings, out, (line) => io.stderr.write(line))
+    if (group === 'backup' || group === 'restore') {
+      const args = sub === undefined ? rest : [sub, ...rest]
+      return await backupCommand(group, args, settings, out, (line) => io.stderr.write(line))
+    }
     store = await withStartupLock(settings.storage, () => openStore(settings.storage))
     if (group === 'traps') {
       return await traps(sub, rest, store, settings.storage, settings.secret, out, (line) =>
         io.stderr.write(line),
       )
+    }
+    if (group === 'audit') {
+      const hasher = new Hasher(await resolveSecret(store, settings.storage, settings.secret))
+      return await auditCommand(sub, rest, store, hasher, out, (line) => io.stderr.write(line))
     }
     if (group === 'tenants') await tenants(store, sub, rest, out)
     else await keys(store, sub, rest, out)

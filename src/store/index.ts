@@ -12,6 +12,7 @@ import { migrate } from './migrations.js'
 import { NetworkStore } from './network.js'
 import { PostgresDb } from './postgres.js'
 import { PrivacyStore } from './privacy.js'
+import { RestoreStore } from './restore.js'
 import { RetentionStore } from './retention.js'
 import { SqliteDb, type SqliteOptions } from './sqlite.js'
 import { TenantStore } from './tenants.js'
@@ -35,6 +36,7 @@ export class Store {
   readonly leases: LeaseStore
   readonly retention: RetentionStore
   readonly compaction: CompactionStore
+  readonly restore: RestoreStore
 
   constructor(
     readonly db: Db,
@@ -55,6 +57,7 @@ export class Store {
     this.leases = new LeaseStore(db)
     this.retention = new RetentionStore(db)
     this.compaction = new CompactionStore(db)
+    this.restore = new RestoreStore(db)
   }
 
   async close(): Promise<void> {

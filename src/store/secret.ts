@@ -19,9 +19,7 @@ export async function resolveSecret(
   fromEnv: string | undefined,
 ): Promise<string> {
   if (fromEnv !== undefined) return fromEnv
-  if (target.kind === 'sqlite' && target.file !== ':memory:') {
-    return secretFile(join(dirname(target.file), 'verdict.secret'))
-  }
+  if (target.kind === 'sqlite' && target.file !== ':memory:') return sqliteSecret(target.file)
   if (target.kind === 'postgres') {
     // Earlier versions generated one into the database; say where it is so existing hashes stay valid.
     const stored = await store.tenants.getMeta('secret').catch(() => undefined)
@@ -35,6 +33,11 @@ export async function resolveSecret(
   }
   // An in-memory SQLite database dies with the process, and so may its secret.
   return randomToken(48)
+}
+
+/** The generated secret of a SQLite database: the `verdict.secret` file beside it (created if missing). */
+export function sqliteSecret(databaseFile: string): string {
+  return secretFile(join(dirname(databaseFile), 'verdict.secret'))
 }
 
 /**
