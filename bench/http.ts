@@ -13,6 +13,8 @@ export interface Figures {
 
 export interface BenchServer {
   port: number
+  /** The server process, for reading its memory from /proc. */
+  pid: number
   apiKey: string
   /** Moves the server's clock forward to `at` (ms since the epoch); resolves once it has. */
   moveClock: (at: number) => Promise<void>
@@ -65,6 +67,7 @@ export async function startBenchServer(spec: ServerSpec): Promise<BenchServer> {
   })
   return {
     port: ready.port,
+    pid: child.pid ?? 0,
     apiKey: ready.apiKey,
     moveClock: (at) =>
       new Promise<void>((resolve, reject) => {
