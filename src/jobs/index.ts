@@ -1,6 +1,7 @@
 import { asnRatesJob } from './asn-rates.js'
 import { collisionRiskJob } from './collision-risk.js'
 import { feedReloadJob } from './feed-reload.js'
+import { ja4SignaturesCacheJob, ja4SignaturesJob } from './ja4-signatures.js'
 import { retentionJob } from './retention.js'
 import { trapRetentionJob } from './trap-retention.js'
 import type { Job } from './types.js'
@@ -19,6 +20,8 @@ export function backgroundJobs(settings: { feedsReloadMs: number; retentionDays:
     collisionRiskJob,
     trapRetentionJob,
     retentionJob(settings.retentionDays),
+    ja4SignaturesJob(settings.retentionDays),
+    ja4SignaturesCacheJob,
     feedReloadJob(settings.feedsReloadMs),
   ]
 }

@@ -13,6 +13,7 @@ import type { DeviceFlags } from '../scoring/types.js'
 import type { BeaconObservation } from '../store/beacons.js'
 import { randomToken } from '../util/secrets.js'
 import type { AuthContext } from './auth.js'
+import { isSpoofingBeacon } from './ja4-signatures.js'
 
 export interface ParsedAgent {
   os: string | null
@@ -42,6 +43,8 @@ export interface BeaconRequestInfo {
   origin: string | undefined
   ip: string
   userAgent: string | undefined
+  /** JA4 of the connection (src/tls/request.ts `ja4FromRequest`), null when there is none to believe. */
+  ja4: string | null
 }
 
 /**
@@ -64,15 +67,19 @@ export async function recordBeacon(
   const ip = parseIp(req.ip)
   const agent = parseUserAgent(req.userAgent)
   const visitId = `vis_${randomToken(16)}`
-  await ctx.store.beacons.add({
-    tenantId: ctx.tenant.id,
-    deviceId: body.device_id,
-    visitId,
-    createdMs: ctx.clock.now(),
-    ipHash: ip ? ctx.hasher.entity('ip', ip.ip) : null,
-    ...agent,
-    flags: { ...body.device },
-  })
+  await ctx.store.beacons.add(
+    {
+      tenantId: ctx.tenant.id,
+      deviceId: body.device_id,
+      visitId,
+      createdMs: ctx.clock.now(),
+      ipHash: ip ? ctx.hasher.entity('ip', ip.ip) : null,
+      ...agent,
+      flags: { ...body.device },
+      ja4: req.ja4,
+    },
+    isSpoofingBeacon(body.device),
+  )
   return { device_id: body.device_id, visit_id: visitId }
 }
 
