@@ -20,8 +20,8 @@ export function backgroundJobs(settings: { feedsReloadMs: number; retentionDays:
     collisionRiskJob,
     trapRetentionJob,
     retentionJob(settings.retentionDays),
+    feedReloadJob(settings.feedsReloadMs),
     ja4SignaturesJob(settings.retentionDays),
     ja4SignaturesCacheJob,
-    feedReloadJob(settings.feedsReloadMs),
   ]
 }

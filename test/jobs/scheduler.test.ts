@@ -251,6 +251,8 @@ describe('the job registry', () => {
       'trap-retention',
       'retention',
       'feed-reload',
+      'ja4-signatures',
+      'ja4-signatures-cache',
     ])
     for (const j of jobs) {
       expect(j.reads.length, j.name).toBeGreaterThan(0)
