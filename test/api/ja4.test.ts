@@ -131,6 +131,19 @@ describe('the JA4 of the beacon in the score', () => {
     }
   })
 
+  it('lists the JA4 with the beacon in the subject export', async () => {
+    await setUp()
+    const id = await beacon(CURL, clean())
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/v1/subject',
+      headers: t.headers,
+      payload: { device_id: id },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json().beacons).toEqual([expect.objectContaining({ deviceId: id, ja4: CURL })])
+  })
+
   it('joins only a beacon of the last 30 minutes; a device without one has no JA4', async () => {
     await setUp()
     const id = await beacon(CURL, clean())
