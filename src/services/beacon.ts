@@ -67,19 +67,17 @@ export async function recordBeacon(
   const ip = parseIp(req.ip)
   const agent = parseUserAgent(req.userAgent)
   const visitId = `vis_${randomToken(16)}`
-  await ctx.store.beacons.add(
-    {
-      tenantId: ctx.tenant.id,
-      deviceId: body.device_id,
-      visitId,
-      createdMs: ctx.clock.now(),
-      ipHash: ip ? ctx.hasher.entity('ip', ip.ip) : null,
-      ...agent,
-      flags: { ...body.device },
-      ja4: req.ja4,
-    },
-    isSpoofingBeacon(body.device),
-  )
+  await ctx.store.beacons.add({
+    tenantId: ctx.tenant.id,
+    deviceId: body.device_id,
+    visitId,
+    createdMs: ctx.clock.now(),
+    ipHash: ip ? ctx.hasher.entity('ip', ip.ip) : null,
+    ...agent,
+    flags: { ...body.device },
+    ja4: req.ja4,
+    spoofing: isSpoofingBeacon(body.device),
+  })
   return { device_id: body.device_id, visit_id: visitId }
 }
 

@@ -52,11 +52,14 @@ function* insert(o: BeaconObservation): Work<number> {
 export class BeaconStore {
   constructor(private readonly db: Db) {}
 
-  /** Records the beacon and, when it has a JA4, counts it for that JA4 (store/ja4.ts), in one transaction. */
-  async add(o: BeaconObservation, spoofing: boolean): Promise<void> {
+  /**
+   * Records the beacon and, when it has a JA4, counts it for that JA4 in the same transaction; `spoofing`
+   * (whether its flags show a faked identity) goes only into that count (store/ja4.ts).
+   */
+  async add(o: BeaconObservation & { spoofing: boolean }): Promise<void> {
     await this.db.tx(function* () {
       yield* insert(o)
-      if (o.ja4) yield* Ja4Store.count(o.tenantId, o.ja4, o.createdMs, spoofing)
+      if (o.ja4) yield* Ja4Store.count(o.tenantId, o.ja4, o.createdMs, o.spoofing)
     })
   }
 
