@@ -7,6 +7,7 @@ import type { Intel } from './intel/index.js'
 import { AuthThrottle } from './services/auth-throttle.js'
 import { type ClusterStatus, singleNode } from './services/cluster.js'
 import { GroupWriter } from './services/group-writer.js'
+import { Ja4Signatures } from './services/ja4-signatures.js'
 import { AsnRates } from './services/network.js'
 import { type Limiter, RateLimiter } from './services/rate-limiter.js'
 import { TrapRecorder } from './services/traps.js'
@@ -35,6 +36,10 @@ export interface ServiceOptions {
   explainer?: Explainer
   /** The in-memory ASN rates the scoring path reads; the `asn-rates` job refreshes them (src/jobs/). */
   asnRates?: AsnRates
+  /** The in-memory JA4 spoofing signatures; the `ja4-signatures-cache` job refreshes them (src/jobs/). */
+  ja4Signatures?: Ja4Signatures
+  /** Lower-cased header a trusted edge passes the client's JA4 in (VERDICT_JA4_HEADER); see src/tls/request.ts. */
+  ja4Header?: string | undefined
   /** Request limits; default: this process's memory. With Redis, shared by the nodes (src/redis/). */
   limiter?: Limiter
   /** How this node shares state, for health; default: one process on its own. */
@@ -51,6 +56,8 @@ export interface AppServices {
   /** Group commit of the scoring write path. */
   readonly writer: GroupWriter
   readonly asnRates: AsnRates
+  readonly ja4Signatures: Ja4Signatures
+  readonly ja4Header: string | undefined
   readonly explainer: Explainer
   readonly traps: TrapRecorder
   /** Requests per minute per key (or, keyless, per client IP). */
@@ -83,6 +90,8 @@ export function composeServices(opts: ServiceOptions): AppServices {
     version: opts.version ?? '1.0.0',
     writer: new GroupWriter(opts.store.db),
     asnRates: opts.asnRates ?? new AsnRates(),
+    ja4Signatures: opts.ja4Signatures ?? new Ja4Signatures(),
+    ja4Header: opts.ja4Header,
     explainer: opts.explainer ?? createExplainer(AI_OFF),
     traps: new TrapRecorder(opts.store, opts.clock, opts.hasher),
     limiter: opts.limiter ?? new RateLimiter(),

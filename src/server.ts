@@ -7,6 +7,7 @@ import { storeLease } from './jobs/lease.js'
 import { SharedRedis } from './redis/connection.js'
 import { RedisLimiter } from './redis/limiter.js'
 import { redisNodes, singleNode } from './services/cluster.js'
+import { Ja4Signatures } from './services/ja4-signatures.js'
 import { AsnRates } from './services/network.js'
 import { withStartupLock } from './services/startup-lock.js'
 import { bootstrapDefaultTenant } from './services/tenants.js'
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
     },
   })
   const asnRates = new AsnRates()
+  const ja4Signatures = new Ja4Signatures()
   // Several nodes: limits shared through Redis when configured; job leases live in the database.
   const node = randomToken(8).toLowerCase()
   const { redisUrl, redisPrefix, nodes, leaseTtlMs } = settings.cluster
@@ -58,6 +60,8 @@ async function main(): Promise<void> {
     keylessRateLimit: settings.keylessRateLimit,
     logger: { level: settings.logLevel },
     asnRates,
+    ja4Signatures,
+    ja4Header: settings.ja4Header,
   })
   // The only place background jobs start (src/jobs/).
   const jobs = new Scheduler(
@@ -67,6 +71,7 @@ async function main(): Promise<void> {
       clock,
       intel,
       asnRates,
+      ja4Signatures,
       log: app.log,
     },
     { lease: storeLease(store.leases, node, () => clock.now()), leaseTtlMs },

@@ -1,6 +1,7 @@
 import { asnRatesJob } from './asn-rates.js'
 import { collisionRiskJob } from './collision-risk.js'
 import { feedReloadJob } from './feed-reload.js'
+import { ja4SignaturesCacheJob, ja4SignaturesJob } from './ja4-signatures.js'
 import { retentionJob } from './retention.js'
 import { storageCompactionJob } from './storage-compaction.js'
 import { trapRetentionJob } from './trap-retention.js'
@@ -21,6 +22,8 @@ export function backgroundJobs(settings: { feedsReloadMs: number; retentionDays:
     trapRetentionJob,
     retentionJob(settings.retentionDays),
     feedReloadJob(settings.feedsReloadMs),
+    ja4SignaturesJob(settings.retentionDays),
+    ja4SignaturesCacheJob,
     storageCompactionJob,
   ]
 }

@@ -1,4 +1,5 @@
 import type { Intel } from '../intel/index.js'
+import type { Ja4Signatures } from '../services/ja4-signatures.js'
 import type { AsnRates } from '../services/network.js'
 import type { Store } from '../store/index.js'
 import type { Clock } from '../util/clock.js'
@@ -16,6 +17,8 @@ export interface JobContext {
   intel: Intel
   /** The in-memory ASN fraud rates the scoring path reads. */
   asnRates: AsnRates
+  /** The in-memory JA4 spoofing signatures the scoring path reads. */
+  ja4Signatures: Ja4Signatures
   log: JobLog
 }
 

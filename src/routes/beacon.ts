@@ -7,6 +7,7 @@ import { BeaconRequest, BeaconResponse } from '../schemas/beacon.js'
 import { errors } from '../schemas/common.js'
 import { recordBeacon } from '../services/beacon.js'
 import { type BeaconBuild, beaconScript } from '../services/beacon-script.js'
+import { ja4FromRequest } from '../tls/request.js'
 import type { App } from './types.js'
 
 /** Browsers cache an answered preflight this long (seconds). */
@@ -52,7 +53,13 @@ export function registerBeaconRoutes(app: App): void {
       if (!auth) throw new ApiError('unauthorized', 'missing API key')
       return recordBeacon(
         tenantContext(request),
-        { auth, origin: request.headers.origin, ip: request.ip, userAgent: request.headers['user-agent'] },
+        {
+          auth,
+          origin: request.headers.origin,
+          ip: request.ip,
+          userAgent: request.headers['user-agent'],
+          ja4: ja4FromRequest(request, request.server.services),
+        },
         request.body,
       )
     },

@@ -78,6 +78,8 @@ export const SubjectExport = Open({
       browser: Nullable(Type.String()),
       mobile: Type.Boolean(),
       flags: Open({}),
+      /** JA4 of the beacon's TLS connection (software, not a person), when one was captured. */
+      ja4: Nullable(Type.String()),
     }),
   ),
   labels: Type.Array(

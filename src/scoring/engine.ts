@@ -5,6 +5,7 @@ import { ipRisk } from './checks/ip-risk.js'
 import { listChecks } from './checks/lists.js'
 import { networkRisk } from './checks/network.js'
 import { timezoneCheck } from './checks/timezone.js'
+import { tlsFingerprint } from './checks/tls.js'
 import { velocity } from './checks/velocity.js'
 import type { CheckFamily, EngineInput, EngineResult, Verdict } from './types.js'
 
@@ -16,6 +17,7 @@ export const FAMILIES: readonly CheckFamily[] = [
   ipRisk,
   emailRisk,
   deviceIntegrity,
+  tlsFingerprint,
   timezoneCheck,
   velocity,
   deviceReuse,

@@ -138,13 +138,13 @@ export const REASONS = [
   {
     code: 'known_spoof_signature',
     family: 'deviceIntegrity',
-    reserved: true,
+    fixedWeight: 35,
     description: 'the TLS handshake matches a signature mostly seen in spoofed sessions',
   },
   {
     code: 'forged_beacon',
     family: 'deviceIntegrity',
-    reserved: true,
+    fixedWeight: 45,
     description: 'the client is a scripted tool imitating a browser, judging by its TLS handshake',
   },
   // Mobile app integrity

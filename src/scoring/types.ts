@@ -106,6 +106,15 @@ export interface ListMatch {
   type: ListedKind
 }
 
+/** What the TLS fingerprint (JA4) of the connection of the device's beacon says. */
+export interface TlsSignals {
+  ja4: string
+  /** The non-browser client whose JA4 this is (`device.ja4_known_tool`), or null. */
+  knownTool: string | null
+  /** The JA4's beacon counts when the deployment's data flags it as a spoofing signature, else null. */
+  spoofSignature: { sessions: number; spoofing: number; minSessions: number; minShare: number } | null
+}
+
 /** Everything the engine needs; gathered by the service layer, so the engine does no I/O. */
 export interface EngineInput {
   config: ScoringConfig
@@ -119,6 +128,8 @@ export interface EngineInput {
   /** Browser time zone and the countries that use it (null when unknown or country-less, like UTC). */
   timezone: { zone: string; countries: string[] | null } | null
   history: HistorySignals
+  /** The JA4 of the device's joined beacon; absent or null without one. */
+  tls?: TlsSignals | null
   /** Operator-network signals; absent when not gathered. */
   network?: NetworkSignals
 }

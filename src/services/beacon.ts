@@ -13,6 +13,7 @@ import type { DeviceFlags } from '../scoring/types.js'
 import type { BeaconObservation } from '../store/beacons.js'
 import { randomToken } from '../util/secrets.js'
 import type { AuthContext } from './auth.js'
+import { isSpoofingBeacon } from './ja4-signatures.js'
 
 export interface ParsedAgent {
   os: string | null
@@ -42,6 +43,8 @@ export interface BeaconRequestInfo {
   origin: string | undefined
   ip: string
   userAgent: string | undefined
+  /** JA4 of the connection (src/tls/request.ts `ja4FromRequest`), null when there is none to believe. */
+  ja4: string | null
 }
 
 /**
@@ -72,6 +75,8 @@ export async function recordBeacon(
     ipHash: ip ? ctx.hasher.entity('ip', ip.ip) : null,
     ...agent,
     flags: { ...body.device },
+    ja4: req.ja4,
+    spoofing: isSpoofingBeacon(body.device),
   })
   return { device_id: body.device_id, visit_id: visitId }
 }

@@ -36,7 +36,8 @@ export function deviceProfile(p: PreparedEvent, facts: DeviceFacts): DeviceProfi
     is_engine_mismatch: flags?.is_engine_mismatch ?? null,
     is_os_mismatch: flags?.is_os_mismatch ?? null,
     timezone: p.timezone?.zone ?? null,
-    ja4: false,
-    ja4_known_tool: null,
+    // The JA4 of the beacon's connection: whether there was one, and the tool it belongs to.
+    ja4: p.tls !== null,
+    ja4_known_tool: p.tls?.knownTool ?? null,
   }
 }

@@ -131,6 +131,7 @@ export async function exportSubject(ctx: TenantContext, body: SubjectBody) {
       browser: b['browser'] as string | null,
       mobile: Number(b['mobile']) === 1,
       flags: JSON.parse(String(b['flags'])) as Record<string, unknown>,
+      ja4: (b['ja4'] as string | null) ?? null,
     })),
     labels: x.labels.map((l) => ({
       id: String(l.id),

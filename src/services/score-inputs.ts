@@ -4,13 +4,14 @@ import type { ScoreRequest } from '../schemas/score.js'
 import type { ConfigOverrides, ScoringConfig } from '../scoring/config.js'
 import { effectiveConfig } from '../scoring/config.js'
 import type { NetworkSignals } from '../scoring/network.js'
-import type { DeviceFlags, ListMatch } from '../scoring/types.js'
+import type { DeviceFlags, ListMatch, TlsSignals } from '../scoring/types.js'
 import type { BeaconObservation } from '../store/beacons.js'
 import type { Overrides } from '../store/config.js'
 import type { ListKey } from '../store/lists.js'
 import type { EventAttributes } from '../store/scored-event.js'
 import { latestBeacon, mergeDeviceFlags } from './beacon.js'
 import { type DeviceResolution, resolveDevice } from './device.js'
+import { beaconTls } from './ja4-signatures.js'
 import { gatherNetwork } from './network-signals.js'
 import { type EmailInput, emailInput, type IpInput, ipInput, phoneInput } from './score-identifiers.js'
 
@@ -32,6 +33,8 @@ export interface PreparedEvent {
   beacon: BeaconObservation | null
   /** The request's device flags completed by the beacon's (services/beacon.ts mergeDeviceFlags). */
   deviceFlags: DeviceFlags | null
+  /** The JA4 of the beacon's connection, what it matched (known tool, spoofing signature); null without one. */
+  tls: TlsSignals | null
   network: NetworkSignals
   warnings: string[]
 }
@@ -106,6 +109,7 @@ export async function prepareEvent(
     device,
     beacon,
     deviceFlags: mergeDeviceFlags(body.device, beacon),
+    tls: beaconTls(beacon?.ja4, ctx.ja4Signatures),
     network,
     warnings,
   }

@@ -61,6 +61,7 @@ function* scoreAndRecord(
     timezone: p.timezone,
     history: { ipAccounts, device: dev?.history ?? null },
     network: p.network,
+    tls: p.tls,
   })
   const event: ScoredEvent = {
     id: uuidv7(now),

@@ -1,4 +1,5 @@
-import type { Db } from './db.js'
+import { type Db, q, type Work } from './db.js'
+import { Ja4Store } from './ja4.js'
 
 /** One beacon the browser library sent: what verdict saw of the browser itself. */
 export interface BeaconObservation {
@@ -14,6 +15,8 @@ export interface BeaconObservation {
   mobile: boolean
   /** The integrity flags and antidetect verdict of the body, as sent. */
   flags: Record<string, unknown>
+  /** JA4 of the TLS connection the beacon came over (src/tls/request.ts), when verdict had one to believe. */
+  ja4: string | null
 }
 
 interface Row {
@@ -26,25 +29,38 @@ interface Row {
   browser: string | null
   mobile: number
   flags: string
+  ja4: string | null
 }
 
-const COLS = 'tenant_id, device_id, visit_id, created_ms, ip_hash, os, browser, mobile, flags'
+const COLS = 'tenant_id, device_id, visit_id, created_ms, ip_hash, os, browser, mobile, flags, ja4'
+
+function* insert(o: BeaconObservation): Work<number> {
+  return yield* q.run(`INSERT INTO beacon_observations (${COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+    o.tenantId,
+    o.deviceId,
+    o.visitId,
+    o.createdMs,
+    o.ipHash,
+    o.os,
+    o.browser,
+    o.mobile ? 1 : 0,
+    JSON.stringify(o.flags),
+    o.ja4,
+  ])
+}
 
 export class BeaconStore {
   constructor(private readonly db: Db) {}
 
-  async add(o: BeaconObservation): Promise<void> {
-    await this.db.run(`INSERT INTO beacon_observations (${COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-      o.tenantId,
-      o.deviceId,
-      o.visitId,
-      o.createdMs,
-      o.ipHash,
-      o.os,
-      o.browser,
-      o.mobile ? 1 : 0,
-      JSON.stringify(o.flags),
-    ])
+  /**
+   * Records the beacon and, when it has a JA4, counts it for that JA4 in the same transaction; `spoofing`
+   * (whether its flags show a faked identity) goes only into that count (store/ja4.ts).
+   */
+  async add(o: BeaconObservation & { spoofing: boolean }): Promise<void> {
+    await this.db.tx(function* () {
+      yield* insert(o)
+      if (o.ja4) yield* Ja4Store.count(o.tenantId, o.ja4, o.createdMs, o.spoofing)
+    })
   }
 
   /** The tenant's newest beacon of this fingerprint at or after `sinceMs`, if any. */
@@ -66,6 +82,7 @@ export class BeaconStore {
       browser: r.browser,
       mobile: Number(r.mobile) === 1,
       flags: JSON.parse(r.flags) as Record<string, unknown>,
+      ja4: r.ja4,
     }
   }
 }

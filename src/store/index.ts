@@ -5,6 +5,7 @@ import type { Db } from './db.js'
 import { DeviceStore } from './devices.js'
 import { EventStore } from './events.js'
 import { Invalidation, postgresListen, postgresNotify } from './invalidation.js'
+import { Ja4Store } from './ja4.js'
 import { LeaseStore } from './leases.js'
 import { ListStore } from './lists.js'
 import { LookupStore } from './lookups.js'
@@ -32,6 +33,7 @@ export class Store {
   readonly events: EventStore
   readonly devices: DeviceStore
   readonly beacons: BeaconStore
+  readonly ja4: Ja4Store
   readonly privacy: PrivacyStore
   readonly leases: LeaseStore
   readonly retention: RetentionStore
@@ -54,6 +56,7 @@ export class Store {
     this.privacy = new PrivacyStore(db, inv)
     this.devices = new DeviceStore(db)
     this.beacons = new BeaconStore(db)
+    this.ja4 = new Ja4Store(db)
     this.leases = new LeaseStore(db)
     this.retention = new RetentionStore(db)
     this.compaction = new CompactionStore(db)

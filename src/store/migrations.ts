@@ -321,6 +321,28 @@ CREATE INDEX beacon_obs_time ON beacon_observations (created_ms);
 `,
   },
   {
+    version: 10,
+    name: 'JA4 of beacon connections and spoofing signatures',
+    sql: `
+ALTER TABLE beacon_observations ADD COLUMN ja4 TEXT;
+CREATE TABLE ja4_daily (
+  day_ms BIGINT NOT NULL,
+  ja4 TEXT NOT NULL,
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  sessions BIGINT NOT NULL,
+  spoofing BIGINT NOT NULL,
+  PRIMARY KEY (day_ms, ja4, tenant_id)
+) {{WITHOUT_ROWID}};
+CREATE INDEX ja4_daily_tenant ON ja4_daily (tenant_id);
+CREATE TABLE ja4_signatures (
+  ja4 TEXT PRIMARY KEY,
+  sessions BIGINT NOT NULL,
+  spoofing BIGINT NOT NULL,
+  computed_ms BIGINT NOT NULL
+);
+`,
+  },
+  {
     version: 13,
     name: 'tables waiting for a rewrite after an erasure',
     sql: `

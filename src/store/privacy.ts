@@ -221,7 +221,7 @@ export class PrivacyStore {
     // Beacons the person's browser sent, matched as erasure matches them (fingerprint or address).
     const bc = matcher(keys, { ipHash: 'ip_hash', deviceId: 'device_id' })
     const beacons = await this.db.all<Record<string, unknown>>(
-      `SELECT visit_id, created_ms, device_id, os, browser, mobile, flags FROM beacon_observations
+      `SELECT visit_id, created_ms, device_id, os, browser, mobile, flags, ja4 FROM beacon_observations
         WHERE tenant_id = ? AND ${bc.where} ORDER BY created_ms DESC LIMIT ?`,
       [tenantId, ...bc.params, limit],
     )

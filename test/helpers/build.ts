@@ -93,6 +93,7 @@ export async function build(
       clock,
       intel,
       asnRates,
+      ja4Signatures: app.services.ja4Signatures,
       log: app.log,
     },
   )

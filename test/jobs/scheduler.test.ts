@@ -251,6 +251,8 @@ describe('the job registry', () => {
       'trap-retention',
       'retention',
       'feed-reload',
+      'ja4-signatures',
+      'ja4-signatures-cache',
       'storage-compaction',
     ])
     for (const j of jobs) {
