@@ -1,3 +1,4 @@
+import type { ConnectionClass } from '../scoring/types.js'
 import type { Db } from './db.js'
 
 /** One beacon the browser library sent: what verdict saw of the browser itself. */
@@ -9,6 +10,8 @@ export interface BeaconObservation {
   createdMs: number
   /** Keyed hash of the client IP; the raw address is never stored. */
   ipHash: string | null
+  /** How the IP is classed (datacenter, proxy, relay, residential), as for scored events; null without intel. */
+  connection: ConnectionClass | null
   os: string | null
   browser: string | null
   mobile: boolean
@@ -22,24 +25,27 @@ interface Row {
   visit_id: string
   created_ms: number
   ip_hash: string | null
+  connection_type: string | null
   os: string | null
   browser: string | null
   mobile: number
   flags: string
 }
 
-const COLS = 'tenant_id, device_id, visit_id, created_ms, ip_hash, os, browser, mobile, flags'
+const COLS =
+  'tenant_id, device_id, visit_id, created_ms, ip_hash, connection_type, os, browser, mobile, flags'
 
 export class BeaconStore {
   constructor(private readonly db: Db) {}
 
   async add(o: BeaconObservation): Promise<void> {
-    await this.db.run(`INSERT INTO beacon_observations (${COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+    await this.db.run(`INSERT INTO beacon_observations (${COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
       o.tenantId,
       o.deviceId,
       o.visitId,
       o.createdMs,
       o.ipHash,
+      o.connection,
       o.os,
       o.browser,
       o.mobile ? 1 : 0,
@@ -62,6 +68,7 @@ export class BeaconStore {
       visitId: r.visit_id,
       createdMs: Number(r.created_ms),
       ipHash: r.ip_hash,
+      connection: r.connection_type as ConnectionClass | null,
       os: r.os,
       browser: r.browser,
       mobile: Number(r.mobile) === 1,
