@@ -75,6 +75,8 @@ export interface DevicePoint {
   ms: number
   ipHash: string | null
   connection: ConnectionClass | null
+  /** Set on a watch-mode beacon of the fingerprint (not a scored event: it takes part in session behaviour only). */
+  beacon?: true
 }
 
 /** What the tenant's history says about the event's resolved device; see docs/device-identity.md. */

@@ -13,6 +13,7 @@ import type { DeviceFlags } from '../scoring/types.js'
 import type { BeaconObservation } from '../store/beacons.js'
 import { randomToken } from '../util/secrets.js'
 import type { AuthContext } from './auth.js'
+import { connectionClass } from './device.js'
 import { isSpoofingBeacon } from './ja4-signatures.js'
 
 export interface ParsedAgent {
@@ -65,6 +66,8 @@ export async function recordBeacon(
     )
   }
   const ip = parseIp(req.ip)
+  // Classed like a scored event's IP, so the beacon is a point on the device's timeline.
+  const connection = connectionClass(ip ? ctx.intel.ip.lookup(ip.ip) : null)
   const agent = parseUserAgent(req.userAgent)
   const visitId = `vis_${randomToken(16)}`
   await ctx.store.beacons.add({
@@ -73,6 +76,7 @@ export async function recordBeacon(
     visitId,
     createdMs: ctx.clock.now(),
     ipHash: ip ? ctx.hasher.entity('ip', ip.ip) : null,
+    connection,
     ...agent,
     flags: { ...body.device },
     ja4: req.ja4,

@@ -6,7 +6,6 @@ import { ALL_TRAFFIC, type CollisionRate, type DeviceHistoryRows } from '../stor
 import type { Store, Work } from '../store/index.js'
 import { carriesDevice, type EventAttributes, type ObservedDevice } from '../store/scored-event.js'
 import type { Clock } from '../util/clock.js'
-import type { Hasher } from '../util/secrets.js'
 import { newDeviceIdentity, signDeviceToken, type TokenRejection, verifyDeviceToken } from './device-token.js'
 
 /** Collision risk of a valid token: only a copied cookie makes it cover a second person. */
@@ -25,7 +24,9 @@ export interface DeviceResolution extends ObservedDevice {
   /** Whether the event carried a fingerprint or a device token: only then is it observed. */
   observed: boolean
   fingerprint: string | null
-  /** The freshly signed token for the response. */
+  /** The event's network prefix (/24 or /48), the "network" of rung 2; null without a usable IP. */
+  network: string | null
+  /** The freshly signed token for the response; it carries `resolvedId`. */
   token: string
   tokenRejected: TokenRejection | null
   collisionRisk: number
@@ -38,11 +39,6 @@ export function connectionClass(ip: IpIntelResult | null): ConnectionClass | nul
   if (ip.isDatacenter) return 'datacenter'
   if (ip.isProxy || ip.isVpn || ip.isTor) return 'proxy'
   return 'residential'
-}
-
-/** The rung-2 identity: derived from the fingerprint within the tenant, so it is stable across networks. */
-export function fingerprintIdentity(hasher: Hasher, tenantId: string, fingerprint: string): string {
-  return `fp_${hasher.mac('device-resolve', `${tenantId}\u0000${fingerprint}`).subarray(0, 16).toString('base64url')}`
 }
 
 /** Measured risk for the platform when the job has one, else the all-traffic average, else the prior. */
@@ -60,9 +56,11 @@ export function collisionRiskFor(
 }
 
 /**
- * Rung 1 when a valid token of this tenant is replayed, else rung 2 on the fingerprint, else rung 3 (a
- * fresh identity that links nothing). A rejected token falls through to the lower rungs. Every call
- * gets a freshly signed token: for the token's identity at rung 1, for a new identity otherwise.
+ * Rung 1 when a valid token of this tenant is replayed; else rung 2 when both a fingerprint and an IP
+ * came, resolving to the identity most recently issued to that fingerprint on that network prefix (one
+ * indexed read), or to a new identity; else rung 3, a new identity that links nothing. A rejected
+ * token falls through to the lower rungs. The reported identity is always the one the freshly signed
+ * token carries, so replaying that token (rung 1) keeps it, on any network.
  */
 export async function resolveDevice(
   ctx: TenantContext,
@@ -79,27 +77,48 @@ export async function resolveDevice(
       rung = 1
     } else tokenRejected = check.reason
   }
-  const tokenId = identity ?? newDeviceIdentity()
-  let resolvedId = tokenId
-  if (rung !== 1 && input.fingerprint !== null) {
+  const network = input.ip?.prefix ?? null
+  if (rung !== 1 && input.fingerprint !== null && network !== null) {
     rung = 2
-    resolvedId = fingerprintIdentity(ctx.hasher, ctx.tenant.id, input.fingerprint)
+    identity = await ctx.store.devices.issuedOnNetwork(ctx.tenant.id, input.fingerprint, network)
   }
+  const resolvedId = identity ?? newDeviceIdentity()
   const platform = null
   const rates = rung === 2 ? await ctx.store.devices.cachedRates(now) : new Map<string, CollisionRate>()
   const { risk, measured } = collisionRiskFor(rates, rung, platform)
   return {
     observed: input.fingerprint !== null || input.token !== null,
     fingerprint: input.fingerprint,
+    network,
     rung,
     resolvedId,
-    tokenId,
-    token: signDeviceToken(ctx.hasher, ctx.tenant.id, tokenId, now),
+    token: signDeviceToken(ctx.hasher, ctx.tenant.id, resolvedId, now),
     tokenRejected,
     connection: connectionClass(input.ip),
     platform,
     collisionRisk: risk,
     riskMeasured: measured,
+  }
+}
+
+/**
+ * A batch is resolved row by row in parallel, before its rows are written, so a row cannot find the
+ * identity an earlier row of the same batch issued. This pass applies the rung-2 rule in row order:
+ * a rung-2 row takes the identity the latest earlier row issued to its fingerprint on its network
+ * (earlier rows are more recent than anything stored), and its token is re-signed for it.
+ */
+export function linkWithinBatch(ctx: TenantContext, devices: readonly DeviceResolution[]): void {
+  const issued = new Map<string, string>()
+  const now = ctx.clock.now()
+  for (const d of devices) {
+    if (d.rung === 3 || d.fingerprint === null || d.network === null) continue
+    const key = `${d.fingerprint}\u0000${d.network}`
+    const earlier = issued.get(key)
+    if (d.rung === 2 && earlier !== undefined && earlier !== d.resolvedId) {
+      d.resolvedId = earlier
+      d.token = signDeviceToken(ctx.hasher, ctx.tenant.id, earlier, now)
+    }
+    issued.set(key, d.resolvedId)
   }
 }
 
@@ -135,7 +154,7 @@ export function* deviceHistory(
     return {
       history,
       rows: {
-        fingerprintAccounts: 0,
+        fingerprintAccounts: e.userId ? 1 : 0,
         fingerprintNetworkAccounts: 0,
         deviceAccounts: e.userId ? 1 : 0,
         deviceIps: e.ipHash ? 1 : 0,
@@ -143,7 +162,8 @@ export function* deviceHistory(
       },
     }
   }
-  const recent = rows.timeline.filter((p) => p.ms > now - VELOCITY_WINDOW_MS).length
+  // Velocity counts scored events: watch-mode beacons take part in session behaviour only.
+  const recent = rows.timeline.filter((p) => !p.beacon && p.ms > now - VELOCITY_WINDOW_MS).length
   const history: DeviceHistory = {
     rung,
     accounts: rung === 1 ? rows.deviceAccounts : rows.fingerprintAccounts,

@@ -11,7 +11,7 @@ import type { Work } from '../store/db.js'
 import type { ScoredEvent } from '../store/scored-event.js'
 import { mapLimit } from '../util/pool.js'
 import { uuidv7 } from '../util/uuid.js'
-import { deviceHistory } from './device.js'
+import { deviceHistory, linkWithinBatch } from './device.js'
 import { deviceProfile } from './device-profile.js'
 import { consumeQuota } from './quota.js'
 import { assertQuotaFits } from './quota-check.js'
@@ -136,7 +136,7 @@ function entityLocks(ctx: TenantContext, p: PreparedEvent): string[] {
   if (ipHash) keys.push(`ip\u0000${tenantId}\u0000${ipHash}`)
   if (p.device.observed) {
     if (p.device.fingerprint) keys.push(`fp\u0000${tenantId}\u0000${p.device.fingerprint}`)
-    keys.push(`tk\u0000${tenantId}\u0000${p.device.tokenId}`)
+    keys.push(`tk\u0000${tenantId}\u0000${p.device.resolvedId}`)
   }
   return keys
 }
@@ -166,6 +166,10 @@ export async function scoreBatch(
   await assertQuotaFits(ctx, rows.length)
   const overrides = await ctx.store.config.cachedOverrides(ctx.tenant.id)
   const prepared = await mapLimit(rows, 32, (row) => prepareEvent(ctx, row, overrides))
+  linkWithinBatch(
+    ctx,
+    prepared.map((p) => p.device),
+  )
   const scored = await ctx.writer.submit(
     function* (counters) {
       const now = ctx.clock.now()

@@ -1,3 +1,4 @@
+import type { ConnectionClass } from '../scoring/types.js'
 import { type Db, q, type Work } from './db.js'
 import { Ja4Store } from './ja4.js'
 
@@ -10,6 +11,8 @@ export interface BeaconObservation {
   createdMs: number
   /** Keyed hash of the client IP; the raw address is never stored. */
   ipHash: string | null
+  /** How the IP is classed (datacenter, proxy, relay, residential), as for scored events; null without intel. */
+  connection: ConnectionClass | null
   os: string | null
   browser: string | null
   mobile: boolean
@@ -25,6 +28,7 @@ interface Row {
   visit_id: string
   created_ms: number
   ip_hash: string | null
+  connection_type: string | null
   os: string | null
   browser: string | null
   mobile: number
@@ -32,15 +36,17 @@ interface Row {
   ja4: string | null
 }
 
-const COLS = 'tenant_id, device_id, visit_id, created_ms, ip_hash, os, browser, mobile, flags, ja4'
+const COLS =
+  'tenant_id, device_id, visit_id, created_ms, ip_hash, connection_type, os, browser, mobile, flags, ja4'
 
 function* insert(o: BeaconObservation): Work<number> {
-  return yield* q.run(`INSERT INTO beacon_observations (${COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+  return yield* q.run(`INSERT INTO beacon_observations (${COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
     o.tenantId,
     o.deviceId,
     o.visitId,
     o.createdMs,
     o.ipHash,
+    o.connection,
     o.os,
     o.browser,
     o.mobile ? 1 : 0,
@@ -78,6 +84,7 @@ export class BeaconStore {
       visitId: r.visit_id,
       createdMs: Number(r.created_ms),
       ipHash: r.ip_hash,
+      connection: r.connection_type as ConnectionClass | null,
       os: r.os,
       browser: r.browser,
       mobile: Number(r.mobile) === 1,

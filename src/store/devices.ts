@@ -1,5 +1,5 @@
 import type { ConnectionClass, DevicePoint } from '../scoring/types.js'
-import { type Db, q, type Work } from './db.js'
+import { type Db, type Param, q, type Work } from './db.js'
 import { COLLISION_QUERY, type LinkKind, linksOf, recordLinks } from './links.js'
 import type { DeviceEvent, ScoredEvent } from './scored-event.js'
 
@@ -10,7 +10,10 @@ export interface DeviceHistoryRows {
   deviceAccounts: number
   /** Distinct IPs of the resolved device, including the current one. */
   deviceIps: number
-  /** Earlier observations of the resolved device since `sinceMs`, newest first. */
+  /**
+   * Earlier observations of the resolved device since `sinceMs`, newest first, with the watch-mode
+   * beacons of the event's fingerprint (marked `beacon`) merged in.
+   */
   timeline: DevicePoint[]
 }
 
@@ -27,10 +30,30 @@ export interface CollisionRate {
 export const TIMELINE_LIMIT = 120
 export const ALL_TRAFFIC = '*'
 
-const TIMELINE = (column: string) => `SELECT created_ms, ip_hash, connection_type FROM device_observations
-  WHERE tenant_id = ? AND ${column} = ? AND created_ms > ? ORDER BY created_ms DESC, id DESC LIMIT ${TIMELINE_LIMIT}`
-const TIMELINE_BY_TOKEN = TIMELINE('token_id')
-const TIMELINE_BY_FINGERPRINT = TIMELINE('device_id')
+/**
+ * One point per earlier scored observation of the device (by token identity at rung 1, by fingerprint at
+ * rung 2, leaving out the fingerprint's rung-3 events, which link nothing) and, when the event carries a
+ * fingerprint, one per watch-mode beacon of that fingerprint: two index ranges in one statement, each
+ * bounded by `sinceMs` and TIMELINE_LIMIT rows, merged newest first.
+ */
+const EVENT_POINTS = (column: 'token_id' | 'device_id') =>
+  `SELECT created_ms, id, 0 AS beacon, ip_hash, connection_type FROM device_observations
+    WHERE tenant_id = ? AND ${column} = ? AND created_ms > ?${column === 'device_id' ? ' AND rung <> 3' : ''}
+    ORDER BY created_ms DESC, id DESC LIMIT ${TIMELINE_LIMIT}`
+const BEACON_POINTS = `SELECT created_ms, id, 1 AS beacon, ip_hash, connection_type FROM beacon_observations
+    WHERE tenant_id = ? AND device_id = ? AND created_ms > ? ORDER BY created_ms DESC, id DESC LIMIT ${TIMELINE_LIMIT}`
+const withBeacons = (
+  events: string,
+) => `SELECT created_ms, id, beacon, ip_hash, connection_type FROM (${events}) AS o
+  UNION ALL SELECT created_ms, id, beacon, ip_hash, connection_type FROM (${BEACON_POINTS}) AS b
+  ORDER BY created_ms DESC, beacon, id DESC`
+const TIMELINE_BY_TOKEN = EVENT_POINTS('token_id')
+const TIMELINE_BY_TOKEN_AND_BEACONS = withBeacons(EVENT_POINTS('token_id'))
+const TIMELINE_BY_FINGERPRINT = withBeacons(EVENT_POINTS('device_id'))
+
+/** The identity most recently issued to a fingerprint on a network prefix: one index probe. */
+const ISSUED_ON_NETWORK = `SELECT token_id FROM device_observations
+  WHERE tenant_id = ? AND device_id = ? AND ip_prefix = ? ORDER BY created_ms DESC, id DESC LIMIT 1`
 
 const OBS_COLS =
   'tenant_id, event_id, created_ms, device_id, resolved_id, token_id, rung, user_id, ip_hash, ip_prefix, asn, country, connection_type, platform, verdict'
@@ -38,6 +61,13 @@ const OBS_COLS =
 const INSERT_OBSERVATION = `INSERT INTO device_observations (${OBS_COLS}) VALUES (${OBS_COLS.split(',')
   .map(() => '?')
   .join(', ')})`
+
+interface TimelineRow {
+  created_ms: number
+  beacon?: number
+  ip_hash: string | null
+  connection_type: string | null
+}
 
 interface ObsRow {
   id: number
@@ -68,20 +98,19 @@ export class DeviceStore {
    * is keyed by the fingerprint at rung 2 and by the token identity otherwise.
    */
   *history(e: DeviceEvent, createdMs: number, sinceMs: number): Work<DeviceHistoryRows> {
-    const { rung, tokenId } = e.device
-    // Rung 2 is reached only with a fingerprint.
-    const fingerprint = rung === 2 ? e.deviceId : null
-    const byToken = fingerprint === null
-    const timelineRows =
-      rung === 3
-        ? []
-        : yield* q.all<{ created_ms: number; ip_hash: string | null; connection_type: string | null }>(
-            byToken ? TIMELINE_BY_TOKEN : TIMELINE_BY_FINGERPRINT,
-            [e.tenantId, fingerprint ?? tokenId, sinceMs],
-          )
+    const { rung, resolvedId } = e.device
+    const fingerprint = e.deviceId
+    // Rung 2 is reached only with a fingerprint (and an IP); its history is the fingerprint's.
+    const byToken = rung !== 2
+    let sql: string | null = null
+    if (rung === 2) sql = TIMELINE_BY_FINGERPRINT
+    else if (rung === 1) sql = fingerprint === null ? TIMELINE_BY_TOKEN : TIMELINE_BY_TOKEN_AND_BEACONS
+    const params: Param[] = [e.tenantId, byToken ? resolvedId : fingerprint, sinceMs]
+    if (fingerprint !== null) params.push(e.tenantId, fingerprint, sinceMs)
+    const timelineRows = sql === null ? [] : yield* q.all<TimelineRow>(sql, params)
     const links = linksOf({
       device_id: e.deviceId,
-      token_id: tokenId,
+      token_id: resolvedId,
       user_id: e.userId,
       ip_hash: e.ipHash,
       ip_prefix: e.ipPrefix,
@@ -91,8 +120,8 @@ export class DeviceStore {
       rung === 3
         ? []
         : [
-            { kind: 'ta', key: tokenId },
-            { kind: 'ti', key: tokenId },
+            { kind: 'ta', key: resolvedId },
+            { kind: 'ti', key: resolvedId },
           ]
     if (rung !== 3 && e.deviceId !== null) {
       counted.push({ kind: 'fa', key: e.deviceId }, { kind: 'fi', key: e.deviceId })
@@ -111,11 +140,15 @@ export class DeviceStore {
       fingerprintNetworkAccounts: count('fna'),
       deviceAccounts: byToken ? count('ta') : count('fa'),
       deviceIps: byToken ? count('ti') : count('fi'),
-      timeline: timelineRows.map((r) => ({
-        ms: Number(r.created_ms),
-        ipHash: r.ip_hash,
-        connection: r.connection_type as ConnectionClass | null,
-      })),
+      timeline: timelineRows.map((r) => {
+        const p: DevicePoint = {
+          ms: Number(r.created_ms),
+          ipHash: r.ip_hash,
+          connection: r.connection_type as ConnectionClass | null,
+        }
+        if (Number(r.beacon) === 1) p.beacon = true
+        return p
+      }),
     }
   }
 
@@ -133,7 +166,8 @@ export class DeviceStore {
       s.createdMs,
       a.deviceId,
       d.resolvedId,
-      d.tokenId,
+      // The identity of the returned token: the resolved identity (rows before version 9 may differ).
+      d.resolvedId,
       d.rung,
       a.userId,
       a.ipHash,
@@ -144,6 +178,12 @@ export class DeviceStore {
       d.platform,
       s.result.verdict,
     ])
+  }
+
+  /** The identity most recently issued to `fingerprint` on the network `prefix`, if any (rung 2). */
+  async issuedOnNetwork(tenantId: string, fingerprint: string, prefix: string): Promise<string | null> {
+    const r = await this.db.get<{ token_id: string }>(ISSUED_ON_NETWORK, [tenantId, fingerprint, prefix])
+    return r?.token_id ?? null
   }
 
   /** Observations of a fingerprint or resolved identity of one tenant, newest first. */

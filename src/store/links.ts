@@ -103,7 +103,8 @@ export interface ObservationLinkSource {
 /** The links one observation makes: every link is derived from observations this way and no other. */
 export function linksOf(o: ObservationLinkSource): Link[] {
   const links: Link[] = []
-  const fp = o.device_id
+  // A rung-3 event (a fingerprint without a network) makes no fingerprint link: it links nothing.
+  const fp = Number(o.rung) === 3 ? null : o.device_id
   if (fp !== null && o.user_id !== null) links.push({ kind: 'fa', key: fp, member: o.user_id })
   if (fp !== null && o.ip_prefix !== null && o.user_id !== null)
     links.push({ kind: 'fna', key: `${fp}|${o.ip_prefix}`, member: o.user_id })

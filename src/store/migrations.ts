@@ -321,6 +321,14 @@ CREATE INDEX beacon_obs_time ON beacon_observations (created_ms);
 `,
   },
   {
+    version: 9,
+    name: 'rung-2 identity per fingerprint and network, connection class of beacons',
+    sql: `
+CREATE INDEX device_obs_fingerprint_network ON device_observations (tenant_id, device_id, ip_prefix, created_ms, id);
+ALTER TABLE beacon_observations ADD COLUMN connection_type TEXT;
+`,
+  },
+  {
     version: 10,
     name: 'JA4 of beacon connections and spoofing signatures',
     sql: `

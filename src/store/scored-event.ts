@@ -2,9 +2,8 @@ import type { ConnectionClass, EngineResult } from '../scoring/types.js'
 
 /** How an event's device was resolved, as its observation row and its links record it. */
 export interface ObservedDevice {
+  /** The resolved device identity, which is also the identity the returned device token carries. */
   resolvedId: string
-  /** The device identity carried by the token returned for this event. */
-  tokenId: string
   rung: 1 | 2 | 3
   connection: ConnectionClass | null
   /** os/browser from the beacon, when known. */

@@ -59,7 +59,14 @@ beforeAll(async () => {
   // An event with nothing but its name: every nullable field of the listing is null.
   await post('/v1/score', { event: 'login' })
   h.clock.advance(1000)
-  await post('/v1/score', { event: 'signup', user_id: USER, ip: '45.33.32.156', device_id: DEVICE })
+  // The device comes back from another network with its token: one device identity.
+  await post('/v1/score', {
+    event: 'signup',
+    user_id: USER,
+    ip: '45.33.32.156',
+    device_id: DEVICE,
+    device_token: scored.device_token,
+  })
   await post('/v1/check/email', { email: 'responses.person@gmail.com' })
   await post('/v1/lists', { list: 'block', type: 'user', value: USER })
   await post('/v1/label', { label: 'fraud', event_id: scored.event_id, note: 'chargeback filed' })

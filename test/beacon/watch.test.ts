@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type BeaconBackend, startVerdictBackend } from '../helpers/beacon-backend.js'
+import { startVerdictBackend, type VerdictBackend } from '../helpers/beacon-backend.js'
 import {
   browserAvailable,
   launchBrowser,
@@ -26,7 +26,7 @@ async function settled(page: Page, count: () => number): Promise<number> {
 
 describe.skipIf(!hasBrowser)('beacon: watch mode in a real browser', () => {
   let browser: Browser
-  let backend: BeaconBackend
+  let backend: VerdictBackend
   let site: Site
 
   beforeAll(async () => {
@@ -41,7 +41,7 @@ describe.skipIf(!hasBrowser)('beacon: watch mode in a real browser', () => {
     await backend?.close()
   })
 
-  it('re-beacons at the interval while visible, stops while hidden, resumes, and stops for good', async () => {
+  it('re-beacons at the interval while visible, stops while hidden, resumes, stops for good; the beacons join the device timeline', async () => {
     const { context, page } = await openPage(browser, site.url('/'))
     await page.waitForFunction(`typeof window.Verdict === 'object'`)
     const count = () => backend.beacons.length
@@ -69,5 +69,20 @@ describe.skipIf(!hasBrowser)('beacon: watch mode in a real browser', () => {
     expect(count()).toBe(stopped)
     console.log(`watch mode: ${count() - start} beacons at a ${INTERVAL} ms interval`)
     await context.close()
+
+    // The watch beacons are points of the device's timeline: the browser beaconed from this machine's
+    // loopback address (a residential class), so the shop's next score of that device_id from a
+    // datacenter address is a switch within the session.
+    const deviceId = [...ids][0]!
+    const rows = await backend.store.db.all<{ connection_type: string | null }>(
+      'SELECT connection_type FROM beacon_observations WHERE device_id = ?',
+      [deviceId],
+    )
+    expect(rows.length).toBeGreaterThanOrEqual(3)
+    expect(new Set(rows.map((r) => r.connection_type))).toEqual(new Set(['residential']))
+    const scored = await backend.score({ event: 'checkout', device_id: deviceId, ip: '8.8.8.8' })
+    expect(scored.reasons).toContain('ip_cloaking')
+    const control = await backend.score({ event: 'checkout', device_id: 'ab'.repeat(32), ip: '8.8.8.8' })
+    expect(control.reasons).not.toContain('ip_cloaking')
   })
 })

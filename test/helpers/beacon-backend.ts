@@ -99,7 +99,13 @@ const FORWARDED = [
  * browser's requests meet the real guard, origin check, CORS and store. High limits: every page shares
  * one loopback address and the harness clock never moves the limiter's window.
  */
-export async function startVerdictBackend(): Promise<BeaconBackend & { store: Harness['store'] }> {
+export interface VerdictBackend extends BeaconBackend {
+  store: Harness['store']
+  /** `POST /v1/score` with the tenant's secret key, as the shop's backend would call it. */
+  score(payload: Record<string, unknown>): Promise<{ reasons: string[]; device?: Record<string, unknown> }>
+}
+
+export async function startVerdictBackend(): Promise<VerdictBackend> {
   const h = await build({ keylessRateLimit: 1_000_000 })
   const tenant = await h.tenant({ rateLimit: 1_000_000 })
   const beacons: CapturedBeacon[] = []
@@ -139,6 +145,11 @@ export async function startVerdictBackend(): Promise<BeaconBackend & { store: Ha
     key: '',
     beacons,
     store: h.store,
+    async score(payload: Record<string, unknown>) {
+      const res = await h.app.inject({ method: 'POST', url: '/v1/score', headers: tenant.headers, payload })
+      if (res.statusCode !== 200) throw new Error(`score answered ${res.statusCode}: ${res.body}`)
+      return res.json()
+    },
     async allowOrigin(pageOrigin: string) {
       origins.push(pageOrigin)
       const issued = await issueKey(h.store, h.clock, tenant.tenantId, { publishable: { origins } })

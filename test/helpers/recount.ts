@@ -56,13 +56,15 @@ export function linkTriples(obs: readonly ObservationRow[]): Set<string> {
   const out = new Set<string>()
   const add = (kind: string, key: string, member: string) => out.add(`${kind}|${key}|${member}`)
   for (const o of obs) {
-    if (o.device_id !== null && o.user_id !== null) add('fa', o.device_id, o.user_id)
-    if (o.device_id !== null && o.user_id !== null && o.ip_prefix !== null)
-      add('fna', `${o.device_id}|${o.ip_prefix}`, o.user_id)
-    if (o.device_id !== null && o.ip_hash !== null) add('fi', o.device_id, o.ip_hash)
+    // A rung-3 observation (a fingerprint without a network) links nothing on its fingerprint.
+    const fp = Number(o.rung) === 3 ? null : o.device_id
+    if (fp !== null && o.user_id !== null) add('fa', fp, o.user_id)
+    if (fp !== null && o.user_id !== null && o.ip_prefix !== null)
+      add('fna', `${fp}|${o.ip_prefix}`, o.user_id)
+    if (fp !== null && o.ip_hash !== null) add('fi', fp, o.ip_hash)
     if (o.user_id !== null) add('ta', o.token_id, o.user_id)
     if (o.ip_hash !== null) add('ti', o.token_id, o.ip_hash)
-    if (o.device_id !== null && Number(o.rung) === 1) add('ft', o.device_id, o.token_id)
+    if (fp !== null && Number(o.rung) === 1) add('ft', fp, o.token_id)
   }
   return out
 }
@@ -104,10 +106,17 @@ export function profileFigures(obs: readonly ObservationRow[], at: ObservationRo
   const upTo = obs.filter((o) => Number(o.id) <= Number(at.id))
   const users = (rows: ObservationRow[]) => distinct(rows.map((o) => o.user_id).filter((u) => u !== null))
   const ips = (rows: ObservationRow[]) => distinct(rows.map((o) => o.ip_hash).filter((i) => i !== null))
-  const fp = at.device_id
-  const byFp = fp === null ? [] : upTo.filter((o) => o.device_id === fp)
-  const byToken = upTo.filter((o) => o.token_id === at.token_id)
   const rung = Number(at.rung)
+  // Rung 3 links nothing: only the event itself counts.
+  if (rung === 3)
+    return {
+      account_count: at.user_id === null ? 0 : 1,
+      account_count_same_network: 0,
+      distinct_ips: at.ip_hash === null ? 0 : 1,
+    }
+  const fp = at.device_id
+  const byFp = fp === null ? [] : upTo.filter((o) => o.device_id === fp && Number(o.rung) !== 3)
+  const byToken = upTo.filter((o) => o.token_id === at.token_id)
   return {
     account_count: fp !== null ? users(byFp) : users(byToken),
     account_count_same_network:

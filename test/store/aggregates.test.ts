@@ -129,6 +129,8 @@ describe.each<Engine>(['sqlite', 'postgres'])('maintained aggregates on %s again
     expect(spanDays).toBeGreaterThan(2)
     expect(obs.filter((o) => Number(o.rung) === 1).length).toBeGreaterThan(20)
     expect(obs.filter((o) => Number(o.rung) === 2).length).toBeGreaterThan(20)
+    // Fingerprints without an IP (rung 3, linking nothing) are in the stream too.
+    expect(obs.some((o) => Number(o.rung) === 3 && o.device_id !== null)).toBe(true)
     expect(obs.some((o) => o.user_id === null) && obs.some((o) => o.ip_hash === null)).toBe(true)
     expect(events.filter((e) => Number(e.asn_bad) === 1).length).toBeGreaterThan(3)
   })

@@ -1,0 +1,137 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { verifyDeviceToken } from '../../src/services/device-token.js'
+import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
+import { pgAvailable } from '../helpers/pg.js'
+
+const hasPg = await pgAvailable()
+
+// IPs whose class the test intel knows (as in device.test.ts); a network is the /24 (IPv4) or /48 (IPv6).
+const DATACENTER = '8.8.8.8'
+const RESIDENTIAL = '73.162.10.20'
+const VPN = '185.65.134.7'
+
+type Body = { device?: Record<string, unknown>; device_token: string }
+
+/** Decision 26: resolution that links visits. */
+describe.each<Engine>(['sqlite', 'postgres'])('device resolution on %s', (engine) => {
+  let h: Harness
+  let t: TestTenant
+  const run = it.skipIf(engine === 'postgres' && !hasPg)
+  afterEach(async () => {
+    await h?.close()
+  })
+  const setup = async () => {
+    h = await build({ engine })
+    t = await h.tenant()
+  }
+  const score = async (payload: Record<string, unknown>, headers = t.headers): Promise<Body> => {
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/v1/score',
+      headers,
+      payload: { event: 'login', ...payload },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json()
+  }
+  /** The identity the response's device token carries. */
+  const carried = (b: Body) => {
+    const check = verifyDeviceToken(h.hasher, t.tenantId, b.device_token, h.clock.now())
+    if (!check.ok) throw new Error(`unusable token: ${check.reason}`)
+    return check.identity
+  }
+
+  run(
+    'links visits: one identity from the first visit through token replays, per network at rung 2',
+    async () => {
+      await setup()
+      const id = (b: Body) => b.device?.['resolved_id']
+      // First visit with a fingerprint and an IP: rung 2, a new identity, the one its token carries.
+      const first = await score({ device_id: 'fp-L', ip: RESIDENTIAL })
+      expect(first.device).toMatchObject({ resolution_rung: 2 })
+      const i1 = carried(first)
+      expect(id(first)).toBe(i1)
+      // Replaying the token keeps the identity on any network, and every re-signed token carries it.
+      h.clock.advance(1000)
+      const away = await score({ device_id: 'fp-L', ip: DATACENTER, device_token: first.device_token })
+      expect(away.device).toMatchObject({ resolution_rung: 1, resolved_id: i1 })
+      expect(carried(away)).toBe(i1)
+      h.clock.advance(1000)
+      const back = await score({ device_id: 'fp-L', ip: VPN, device_token: away.device_token })
+      expect(back.device).toMatchObject({ resolution_rung: 1, resolved_id: i1 })
+      // Without the token, on the first visit's network (another host of the same /24): the identity
+      // issued there.
+      h.clock.advance(1000)
+      const again = await score({ device_id: 'fp-L', ip: '73.162.10.99' })
+      expect(again.device).toMatchObject({ resolution_rung: 2, resolved_id: i1 })
+      expect(carried(again)).toBe(i1)
+      // On a network where nothing was issued to this fingerprint before: a new identity.
+      const elsewhere = await score({ device_id: 'fp-L', ip: '79.203.1.1' })
+      expect(elsewhere.device).toMatchObject({ resolution_rung: 2 })
+      const i2 = carried(elsewhere)
+      expect(id(elsewhere)).toBe(i2)
+      expect(i2).not.toBe(i1)
+      // The identity most recently issued on a network wins: i2 replayed on the first network...
+      h.clock.advance(1000)
+      const moved = await score({ device_id: 'fp-L', ip: RESIDENTIAL, device_token: elsewhere.device_token })
+      expect(moved.device).toMatchObject({ resolution_rung: 1, resolved_id: i2 })
+      // ...so the next token-less visit there resolves to i2.
+      h.clock.advance(1000)
+      expect(id(await score({ device_id: 'fp-L', ip: RESIDENTIAL }))).toBe(i2)
+      // The network the token was replayed on also counts: i1 was last issued on the datacenter network.
+      expect(id(await score({ device_id: 'fp-L', ip: '8.8.8.9' }))).toBe(i1)
+      // Another tenant's fingerprint on the same network is another device.
+      const other = await h.tenant()
+      expect(
+        (await score({ device_id: 'fp-L', ip: RESIDENTIAL }, other.headers)).device?.['resolved_id'],
+      ).not.toBe(i2)
+
+      // A fingerprint with neither an IP nor a usable token: rung 3, a fresh identity that links nothing.
+      const bare = await score({ device_id: 'fp-L', user_id: 'z1' })
+      expect(bare.device).toMatchObject({
+        id: 'fp-L',
+        resolution_rung: 3,
+        resolution: 'probabilistic',
+        collision_risk: 0,
+        account_count: 1,
+      })
+      expect(id(bare)).toBe(carried(bare))
+      expect([i1, i2]).not.toContain(id(bare))
+      const bare2 = await score({ device_id: 'fp-L', user_id: 'z2', device_token: 'not-a-token' })
+      expect(bare2.device).toMatchObject({
+        resolution_rung: 3,
+        token_rejected: 'malformed',
+        account_count: 1,
+      })
+      expect(id(bare2)).not.toBe(id(bare))
+      // Its accounts were not linked to the fingerprint: the next rung-2 visit counts only its own.
+      const later = await score({ device_id: 'fp-L', user_id: 'z3', ip: RESIDENTIAL })
+      expect(later.device).toMatchObject({ resolution_rung: 2, account_count: 1, resolved_id: i2 })
+      // An invalid IP is no IP.
+      expect((await score({ device_id: 'fp-L', ip: 'not-an-ip' })).device).toMatchObject({
+        resolution_rung: 3,
+      })
+
+      // A batch applies the rule row by row: two token-less rows of a new fingerprint on one network
+      // share the identity the first one was issued.
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/v1/batch/score',
+        headers: t.headers,
+        payload: {
+          rows: [
+            { event: 'login', device_id: 'fp-B', ip: RESIDENTIAL },
+            { event: 'login', device_id: 'fp-B', ip: '73.162.10.98' },
+            { event: 'login', device_id: 'fp-B', ip: DATACENTER },
+          ],
+        },
+      })
+      expect(res.statusCode, res.body).toBe(200)
+      const rows = (res.json() as { results: Body[] }).results
+      expect(id(rows[1]!)).toBe(id(rows[0]!))
+      expect(carried(rows[1]!)).toBe(id(rows[0]!))
+      expect(id(rows[2]!)).not.toBe(id(rows[0]!))
+      expect(id(await score({ device_id: 'fp-B', ip: RESIDENTIAL }))).toBe(id(rows[0]!))
+    },
+  )
+})
