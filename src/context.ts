@@ -81,7 +81,7 @@ export function composeServices(opts: ServiceOptions): AppServices {
     hasher: opts.hasher,
     intel: opts.intel,
     version: opts.version ?? '1.0.0',
-    writer: new GroupWriter(opts.store.db),
+    writer: new GroupWriter(opts.store.db, opts.store.usage),
     asnRates: opts.asnRates ?? new AsnRates(),
     explainer: opts.explainer ?? createExplainer(AI_OFF),
     traps: new TrapRecorder(opts.store, opts.clock, opts.hasher),

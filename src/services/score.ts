@@ -145,9 +145,9 @@ export async function scoreEvent(ctx: TenantContext, body: ScoreBody): Promise<S
   await assertQuotaFits(ctx, 1)
   const prepared = await prepareEvent(ctx, body)
   const scored = await ctx.writer.submit(
-    function* (counters) {
+    function* (counters, meter) {
       const now = ctx.clock.now()
-      yield* consumeQuota(ctx, 1, now)
+      yield* consumeQuota(ctx, 1, now, meter)
       return yield* scoreAndRecord(ctx, counters, prepared, now)
     },
     entityLocks(ctx, prepared),
@@ -166,9 +166,9 @@ export async function scoreBatch(
   const overrides = await ctx.store.config.cachedOverrides(ctx.tenant.id)
   const prepared = await mapLimit(rows, 32, (row) => prepareEvent(ctx, row, overrides))
   const scored = await ctx.writer.submit(
-    function* (counters) {
+    function* (counters, meter) {
       const now = ctx.clock.now()
-      yield* consumeQuota(ctx, rows.length, now)
+      yield* consumeQuota(ctx, rows.length, now, meter)
       const out: Scored[] = []
       for (const p of prepared) out.push(yield* scoreAndRecord(ctx, counters, p, now))
       return out
