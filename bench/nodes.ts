@@ -4,6 +4,7 @@ import { RedisLimiter } from '../src/redis/limiter.js'
 import { RateLimiter } from '../src/services/rate-limiter.js'
 import { scoreLoad } from './engine.js'
 import { type BenchServer, type Figures, row, startBenchServer } from './http.js'
+import { sampleLockWaits } from './pg.js'
 
 /** Sequential latency of one limit check, p50 and p99 in ms, over `n` checks. */
 async function checkLatency(hit: (i: number) => unknown, n: number): Promise<{ p50: number; p99: number }> {
@@ -75,9 +76,11 @@ export async function nodesFigures(opts: {
   const b2 = await opts.started(
     startBenchServer({ kind: 'verdict', target, pgSchema: opts.pgSchema, redis, apiKey: plain.apiKey }),
   )
+  const waits = await sampleLockWaits(opts.pgUrl)
   const [fa, fb] = await Promise.all([scoreLoad(a2, opts.seconds, 25), scoreLoad(b2, opts.seconds, 25)])
   const two = sum(fa!, fb!)
   console.log(row('two nodes, limits in Redis', two))
+  console.log(`two nodes, ${await waits.stop()}`)
   console.log(
     `ratio two nodes / one node: ${(two.reqPerSec / oneShared.reqPerSec).toFixed(2)}   (target >= 1.00; both nodes and PostgreSQL share these 2 cores)`,
   )

@@ -47,3 +47,36 @@ export function redact(url: string): string {
     return 'postgres://…'
   }
 }
+
+/**
+ * Samples, every 50 ms until stopped, which statements wait on a lock in PostgreSQL: entity advisory
+ * locks (store/entity-locks.ts), the usage meter row, the hourly rollup rows, anything else. Shows what
+ * serialises several nodes. Counts sessions of the whole server, so other work on it shows up as `other`.
+ */
+export async function sampleLockWaits(url: string): Promise<{ stop: () => Promise<string> }> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 })
+  await client.connect()
+  const waits = { entity: 0, usage: 0, rollup: 0, other: 0 }
+  let samples = 0
+  let on = true
+  const loop = (async () => {
+    while (on) {
+      const r = await client.query<{ q: keyof typeof waits; n: number }>(
+        `SELECT CASE WHEN query LIKE '%pg_advisory_xact_lock%' THEN 'entity' WHEN query LIKE '%INTO usage%' THEN 'usage'
+           WHEN query LIKE '%INTO event_rollup%' THEN 'rollup' ELSE 'other' END AS q, COUNT(*)::int AS n
+           FROM pg_stat_activity WHERE state = 'active' AND wait_event_type = 'Lock' GROUP BY 1`,
+      )
+      samples++
+      for (const x of r.rows) waits[x.q] += x.n
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  })()
+  return {
+    stop: async () => {
+      on = false
+      await loop
+      await client.end().catch(() => {})
+      return `lock waits (sessions waiting, summed over ${samples} samples 50 ms apart): entity locks ${waits.entity}, usage row ${waits.usage}, rollup rows ${waits.rollup}, other ${waits.other}`
+    },
+  }
+}

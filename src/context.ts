@@ -88,7 +88,7 @@ export function composeServices(opts: ServiceOptions): AppServices {
     hasher: opts.hasher,
     intel: opts.intel,
     version: opts.version ?? '1.0.0',
-    writer: new GroupWriter(opts.store.db),
+    writer: new GroupWriter(opts.store.db, opts.store.usage),
     asnRates: opts.asnRates ?? new AsnRates(),
     ja4Signatures: opts.ja4Signatures ?? new Ja4Signatures(),
     ja4Header: opts.ja4Header,

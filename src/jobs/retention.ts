@@ -5,7 +5,8 @@ import type { Job } from './types.js'
 export const RETENTION_BATCH = 2_000
 
 /**
- * Deletes events (with their device observations), lookups, beacon observations and the matching rollup hours and ASN days
+ * Deletes events (with their device observations), lookups, device links last seen before the cutoff,
+ * beacon observations and the matching rollup hours and ASN days
  * older than VERDICT_RETENTION_DAYS, tenant by tenant, in bounded batches with a turn of the event loop
  * between them so requests interleave.
  */
@@ -15,7 +16,7 @@ export function retentionJob(days: number): Job {
     scope: 'cluster',
     reads: 'tenants; events and lookups older than the retention period',
     writes:
-      'events, device_observations, lookups, beacon_observations, event_rollup, asn_daily (deletes what is past retention)',
+      'events, device_observations, lookups, beacon_observations, device_links, device_link_counts, event_rollup, asn_daily (deletes what is past retention)',
     intervalMs: 3600_000,
     firstRunMs: 60_000,
     run: async ({ store, clock, log }) => {
@@ -33,6 +34,7 @@ export function retentionJob(days: number): Job {
       for (const tenant of await store.tenants.list()) {
         await drain((size) => store.retention.events(tenant.id, cutoff, size))
         await drain((size) => store.retention.lookups(tenant.id, cutoff, size))
+        await drain((size) => store.retention.deviceLinks(tenant.id, cutoff, size))
         await store.retention.aggregates(tenant.id, cutoff)
       }
       await drain((size) => store.retention.beacons(cutoff, size))

@@ -31,12 +31,15 @@ export function view<R, K extends CheckedKind>(e: Evaluated<R, K>): CheckView<K,
   return out
 }
 
-/** Meters the checks and records them in the lookup history, in one transaction: all or nothing. */
+/**
+ * Records the checks in the lookup history and meters them, in one transaction: all or nothing. The
+ * meter comes last, so the tenant's usage row is locked only from there to COMMIT; a refusal there
+ * rolls the recorded lookups back.
+ */
 async function record(ctx: TenantContext, evaluated: readonly AnyEvaluated[]): Promise<void> {
   const now = ctx.clock.now()
   const { store } = ctx
   await store.db.tx(function* () {
-    yield* consumeQuota(ctx, evaluated.length, now)
     yield* store.lookups.add(
       ctx.tenant.id,
       evaluated.map((e) => ({
@@ -47,6 +50,7 @@ async function record(ctx: TenantContext, evaluated: readonly AnyEvaluated[]): P
         createdMs: now,
       })),
     )
+    yield* consumeQuota(ctx, evaluated.length, now)
   })
 }
 

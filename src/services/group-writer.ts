@@ -2,9 +2,16 @@ import { ApiError } from '../errors.js'
 import { GroupCounters } from '../store/aggregates.js'
 import type { Db, Work } from '../store/db.js'
 import { lockEntities } from '../store/entity-locks.js'
+import { GroupMeter, MeterOvertaken } from '../store/group-meter.js'
+import type { UsageStore } from '../store/usage.js'
 
-/** A scoring job: a unit of work that may add to the group's counters once it has succeeded. */
-export type Job<T> = (counters: GroupCounters) => Work<T>
+/**
+ * A scoring job: a unit of work that may add to the group's counters once it has succeeded, and meters
+ * its units through the group's meter (refusing, before it writes anything, when they do not fit).
+ */
+export type Job<T> = (counters: GroupCounters, meter: GroupMeter) => Work<T>
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
 
 interface Pending {
   job: Job<unknown>
@@ -21,6 +28,8 @@ interface Pending {
  * instead of paying for one each. A job may refuse (an ApiError, e.g. over quota) only before it writes
  * anything, so a refused job leaves nothing behind and needs no savepoint (which on PostgreSQL would cost
  * two round trips per event); any other error rolls the whole group back and fails all of its jobs.
+ * The monthly meter is written last (store/group-meter.ts): when another node used the quota room
+ * meanwhile, the group is rolled back and run once more with the usage rows locked up front.
  * On SQLite the whole group runs synchronously: nothing else runs on the event loop meanwhile.
  */
 export class GroupWriter {
@@ -29,6 +38,7 @@ export class GroupWriter {
 
   constructor(
     private readonly db: Db,
+    private readonly usage: UsageStore,
     private readonly maxGroup = 256,
   ) {}
 
@@ -50,26 +60,15 @@ export class GroupWriter {
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const group = this.queue.splice(0, this.maxGroup)
-      const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = []
-      const dialect = this.db.dialect
-      const locks = group.flatMap((item) => item.locks)
+      const outcomes: Outcome[] = []
       try {
-        await this.db.tx(function* () {
-          outcomes.length = 0
-          yield* lockEntities(dialect, locks)
-          const counters = new GroupCounters()
-          for (const item of group) {
-            try {
-              outcomes.push({ ok: true, value: yield* item.job(counters) })
-            } catch (error) {
-              // A refusal (quota) happens before the job writes anything: the others go on. Anything
-              // else may have left half a job behind, so the whole group is rolled back.
-              if (!(error instanceof ApiError)) throw error
-              outcomes.push({ ok: false, error })
-            }
-          }
-          yield* counters.flush()
-        })
+        try {
+          await this.run(group, outcomes, null)
+        } catch (error) {
+          // Rare (only near a quota, with another writer metering the same tenant): run it again exactly.
+          if (!(error instanceof MeterOvertaken)) throw error
+          await this.run(group, outcomes, error.keys)
+        }
       } catch (error) {
         // The commit itself failed: nothing of the group was written.
         for (const item of group) item.reject(error)
@@ -82,5 +81,36 @@ export class GroupWriter {
       })
     }
     this.running = false
+  }
+
+  /** One transaction for the group; `exact` names the usage rows to lock first (the retry). */
+  private run(
+    group: readonly Pending[],
+    outcomes: Outcome[],
+    exact: readonly (readonly [string, string])[] | null,
+  ): Promise<void> {
+    const dialect = this.db.dialect
+    const locks = group.flatMap((item) => item.locks)
+    const usage = this.usage
+    return this.db.tx(function* () {
+      outcomes.length = 0
+      yield* lockEntities(dialect, locks)
+      const meter = new GroupMeter(usage, exact !== null)
+      if (exact) yield* meter.lock(exact)
+      const counters = new GroupCounters()
+      for (const item of group) {
+        try {
+          outcomes.push({ ok: true, value: yield* item.job(counters, meter) })
+        } catch (error) {
+          // A refusal (quota) happens before the job writes anything: the others go on. Anything
+          // else may have left half a job behind, so the whole group is rolled back.
+          if (!(error instanceof ApiError)) throw error
+          outcomes.push({ ok: false, error })
+        }
+      }
+      // Usage rows before counter rows, in every group and mode: transactions lock them in one order.
+      yield* meter.flush()
+      yield* counters.flush()
+    })
   }
 }

@@ -146,9 +146,9 @@ export async function scoreEvent(ctx: TenantContext, body: ScoreBody): Promise<S
   await assertQuotaFits(ctx, 1)
   const prepared = await prepareEvent(ctx, body)
   const scored = await ctx.writer.submit(
-    function* (counters) {
+    function* (counters, meter) {
       const now = ctx.clock.now()
-      yield* consumeQuota(ctx, 1, now)
+      yield* consumeQuota(ctx, 1, now, meter)
       return yield* scoreAndRecord(ctx, counters, prepared, now)
     },
     entityLocks(ctx, prepared),
@@ -171,9 +171,9 @@ export async function scoreBatch(
     prepared.map((p) => p.device),
   )
   const scored = await ctx.writer.submit(
-    function* (counters) {
+    function* (counters, meter) {
       const now = ctx.clock.now()
-      yield* consumeQuota(ctx, rows.length, now)
+      yield* consumeQuota(ctx, rows.length, now, meter)
       const out: Scored[] = []
       for (const p of prepared) out.push(yield* scoreAndRecord(ctx, counters, p, now))
       return out

@@ -20,15 +20,27 @@ export interface Link {
 const linkInsert = new Map<number, string>()
 const linkCount = new Map<number, string>()
 
+/** A link's `last_ms` is moved forward at most once a day, so a known link costs no write on most events. */
+const REFRESH_MS = 86_400_000
+
+/**
+ * Inserts links; a known one gets its `last_ms` moved to now when it is more than REFRESH_MS old (so
+ * `last_ms` trails the link's last observation by less than REFRESH_MS, which retention allows for).
+ */
 function insertSql(rows: number): string {
   let s = linkInsert.get(rows)
   if (!s) {
-    s = `INSERT INTO device_links (tenant_id, kind, key, member) VALUES ${Array(rows).fill('(?, ?, ?, ?)').join(', ')}
-         ON CONFLICT DO NOTHING`
+    s = `INSERT INTO device_links (tenant_id, kind, key, member, last_ms) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?)').join(', ')}
+         ON CONFLICT (tenant_id, key, kind, member) DO UPDATE SET last_ms = excluded.last_ms
+         WHERE device_links.last_ms < excluded.last_ms - ${REFRESH_MS}`
     linkInsert.set(rows, s)
   }
   return s
 }
+
+/** Inserts one fingerprint → token link if it is new (the statement's change count says whether it was). */
+const FT_INSERT = `INSERT INTO device_links (tenant_id, kind, key, member, last_ms) VALUES (?, 'ft', ?, ?, ?)
+  ON CONFLICT DO NOTHING`
 
 /** One statement: per link kind, its key's distinct members, each a primary-key range capped at the cap. */
 function countSql(rows: number): string {
@@ -64,17 +76,15 @@ export function* recordLinks(r: {
   const { tenantId, links, counted, nowMs, platform } = r
   const counts = new Map<LinkKind, number>()
   const ft = links.find((l) => l.kind === 'ft')
-  const plain = ft ? links.filter((l) => l !== ft) : links
-  if (plain.length) {
+  // Inserted on its own first so its counter learns whether the fingerprint gained a token identity;
+  // the insert of all links below then only refreshes its last_ms when that is due.
+  const added = ft ? yield* q.run(FT_INSERT, [tenantId, ft.key, ft.member, nowMs]) : 0
+  if (links.length) {
     const params: Param[] = []
-    for (const l of plain) params.push(tenantId, l.kind, l.key, l.member)
-    yield* q.run(insertSql(plain.length), params)
+    for (const l of links) params.push(tenantId, l.kind, l.key, l.member, nowMs)
+    yield* q.run(insertSql(links.length), params)
   }
-  if (ft) {
-    // Inserted on its own so its counter learns whether the fingerprint gained a token identity.
-    const added = yield* q.run(insertSql(1), [tenantId, ft.kind, ft.key, ft.member])
-    yield* q.run(FT_UPSERT, [tenantId, ft.key, added, nowMs, platform])
-  }
+  if (ft) yield* q.run(FT_UPSERT, [tenantId, ft.key, added, nowMs, platform])
   // The device's keys are counted whether or not this event adds a member to them (an event without a
   // user still reports how many accounts the device has).
   if (counted.length === 0) return counts
@@ -115,6 +125,20 @@ export function linksOf(o: ObservationLinkSource): Link[] {
   return links
 }
 
+/** Sets a fingerprint's token counter to the fingerprint → token links that remain; removes it at zero. */
+function* recountTokens(tenantId: string, fp: string): Work<void> {
+  yield* q.run(
+    `UPDATE device_link_counts SET n = (SELECT COUNT(*) FROM device_links l
+          WHERE l.tenant_id = ? AND l.kind = 'ft' AND l.key = ?)
+        WHERE tenant_id = ? AND kind = 'ft' AND key = ?`,
+    [tenantId, fp, tenantId, fp],
+  )
+  yield* q.run("DELETE FROM device_link_counts WHERE tenant_id = ? AND kind = 'ft' AND key = ? AND n = 0", [
+    tenantId,
+    fp,
+  ])
+}
+
 /**
  * Erasure: removes every link the erased observations made (by primary key), and brings the
  * fingerprint → token counters back in line with the links that remain. A link that other, remaining
@@ -137,16 +161,32 @@ export function* eraseLinks(tenantId: string, observations: readonly Observation
     }
   }
   for (const fp of fingerprints) {
-    yield* q.run(
-      `UPDATE device_link_counts SET n = (SELECT COUNT(*) FROM device_links l
-          WHERE l.tenant_id = ? AND l.kind = 'ft' AND l.key = ?)
-        WHERE tenant_id = ? AND kind = 'ft' AND key = ?`,
-      [tenantId, fp, tenantId, fp],
-    )
-    yield* q.run("DELETE FROM device_link_counts WHERE tenant_id = ? AND kind = 'ft' AND key = ? AND n = 0", [
-      tenantId,
-      fp,
-    ])
+    yield* recountTokens(tenantId, fp)
   }
   return deleted
+}
+
+// ---- Retention of device links (jobs/retention.ts) -------------------------------------------------
+
+/**
+ * Deletes up to `batch` of the tenant's links whose last observation is older than `cutoffMs`, and brings
+ * the fingerprint → token counters of the fingerprints that lost links back in line (a counter left at
+ * zero goes). Observations older than the cutoff are deleted with their events, so what a device was
+ * seen with then no longer counts either. A link's `last_ms` trails its last observation by less than
+ * REFRESH_MS, so only links with `last_ms + REFRESH_MS <= cutoffMs` are certainly past it: a link can
+ * outlive its last observation by up to a day, never the other way round. Returns how many links went.
+ */
+export function* trimLinks(tenantId: string, cutoffMs: number, batch: number): Work<number> {
+  const gone = yield* q.all<{ kind: string; key: string }>(
+    `DELETE FROM device_links WHERE tenant_id = ? AND (key, kind, member) IN (
+       SELECT key, kind, member FROM device_links WHERE tenant_id = ? AND last_ms <= ?
+        ORDER BY last_ms LIMIT ?)
+     RETURNING kind, key`,
+    [tenantId, tenantId, cutoffMs - REFRESH_MS, batch],
+  )
+  const fingerprints = new Set(gone.filter((l) => l.kind === 'ft').map((l) => l.key))
+  for (const fp of fingerprints) {
+    yield* recountTokens(tenantId, fp)
+  }
+  return gone.length
 }

@@ -351,6 +351,16 @@ CREATE TABLE ja4_signatures (
 `,
   },
   {
+    version: 12,
+    name: 'device links age out with retention',
+    // Links recorded before this migration count as seen when it ran: they are kept a full retention
+    // period from then (a constant default adds the column without rewriting the table on either engine).
+    sql: `
+ALTER TABLE device_links ADD COLUMN last_ms BIGINT NOT NULL DEFAULT {{NOW_MS}};
+CREATE INDEX device_links_age ON device_links (tenant_id, last_ms);
+`,
+  },
+  {
     version: 13,
     name: 'tables waiting for a rewrite after an erasure',
     sql: `
@@ -391,7 +401,9 @@ export async function migrate(db: Db): Promise<void> {
   for (const m of MIGRATIONS) {
     if (done.has(m.version)) continue
     const begin = db.dialect === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN'
-    const script = `${begin};\nINSERT INTO schema_migrations (version, applied_ms) VALUES (${m.version}, ${Date.now()});\n${render(m.sql, db.dialect)}\nCOMMIT;`
+    const now = Date.now()
+    const sql = render(m.sql, db.dialect).replaceAll('{{NOW_MS}}', String(now))
+    const script = `${begin};\nINSERT INTO schema_migrations (version, applied_ms) VALUES (${m.version}, ${now});\n${sql}\nCOMMIT;`
     // busy_timeout waits 5 s inside each attempt; a long migration elsewhere gets about 5 minutes.
     for (let attempt = 1; ; attempt++) {
       try {

@@ -1,4 +1,5 @@
 import type { Db } from './db.js'
+import { trimLinks } from './links.js'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
@@ -43,6 +44,13 @@ export class RetentionStore {
       [cutoffMs, batch],
     )
   }
+
+  // ---- device links (store/links.ts trimLinks) ----
+  /** Deletes up to `batch` of the tenant's device links last seen before the cutoff; returns how many went. */
+  async deviceLinks(tenantId: string, cutoffMs: number, batch: number): Promise<number> {
+    return this.db.tx(() => trimLinks(tenantId, cutoffMs, batch))
+  }
+  // ---- end device links ----
 
   /** The rollup hours and ASN days that lie wholly before the cutoff. */
   async aggregates(tenantId: string, cutoffMs: number): Promise<number> {

@@ -5,6 +5,8 @@ export function usagePeriod(nowMs: number): string {
   return new Date(nowMs).toISOString().slice(0, 7)
 }
 
+const READ = 'SELECT used FROM usage WHERE tenant_id = ? AND period = ?'
+
 export class UsageStore {
   /** The last meter reading this process saw per tenant and period: a lower bound between its writes. */
   private readonly seen = new Map<string, number>()
@@ -42,11 +44,28 @@ export class UsageStore {
     return (await this.used(tenantId, period)) + units <= quota
   }
 
-  async used(tenantId: string, period: string): Promise<number> {
-    const row = await this.db.get<{ used: number }>(
-      'SELECT used FROM usage WHERE tenant_id = ? AND period = ?',
+  /** This month's reading inside a transaction, without locking the row. */
+  *reading(tenantId: string, period: string): Work<number> {
+    const row = yield* q.get<{ used: number }>(READ, [tenantId, period])
+    return Number(row?.used ?? 0)
+  }
+
+  /**
+   * This month's reading with the row locked until the transaction ends (created at 0 when missing,
+   * so there is a row to lock): no other transaction can meter the tenant meanwhile.
+   */
+  *lockedReading(tenantId: string, period: string): Work<number> {
+    const row = yield* q.get<{ used: number }>(
+      `INSERT INTO usage (tenant_id, period, used) VALUES (?, ?, 0)
+       ON CONFLICT (tenant_id, period) DO UPDATE SET used = usage.used
+       RETURNING used`,
       [tenantId, period],
     )
+    return Number(row?.used ?? 0)
+  }
+
+  async used(tenantId: string, period: string): Promise<number> {
+    const row = await this.db.get<{ used: number }>(READ, [tenantId, period])
     return Number(row?.used ?? 0)
   }
 }

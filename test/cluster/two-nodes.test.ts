@@ -1,3 +1,4 @@
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eventually } from '../helpers/app.js'
 import { createSchema, PG_URL, pgAvailable } from '../helpers/pg.js'
@@ -155,6 +156,39 @@ describe.skipIf(!ready)('two verdict nodes on one PostgreSQL and one Redis', () 
     )
     const roamCounts = roaming.map((r) => (r.body['device'] as { account_count: number }).account_count)
     expect([...roamCounts].sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1))
+  }, 60_000)
+
+  it('a monthly quota holds exactly across both nodes: 60 scores at once for 37 units', async () => {
+    const { tenantId, apiKey } = cli(
+      'tenants',
+      'create',
+      '--name',
+      'quota',
+      '--rate-limit',
+      '100000',
+      '--monthly-quota',
+      '37',
+    )
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        post(i % 2 ? a : b, '/v1/score', apiKey as string, { event: 'login', user_id: `q-${i}` }),
+      ),
+    )
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(37)
+    const refused = answers.filter((r) => r.status === 429)
+    expect(refused).toHaveLength(23)
+    for (const r of refused) expect(r.body['error']).toMatch(/monthly quota of 37/)
+    // The meter says what was recorded: 37 events, 37 units, nothing for the refused requests.
+    const events = await get(a, '/v1/events?limit=100', apiKey)
+    expect(((await events.json()) as { total: number }).total).toBe(37)
+    const db = new pg.Client({ connectionString: env['DATABASE_URL'] })
+    await db.connect()
+    try {
+      const rows = (await db.query('SELECT used FROM usage WHERE tenant_id = $1', [tenantId])).rows
+      expect(rows.map((r) => Number(r.used))).toEqual([37])
+    } finally {
+      await db.end()
+    }
   }, 60_000)
 
   it('Redis stopped: scoring goes on, health is degraded, limits hold per node; back: shared again', async () => {

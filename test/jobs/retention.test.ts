@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { RETENTION_BATCH, retentionJob } from '../../src/jobs/retention.js'
 import { Scheduler } from '../../src/jobs/scheduler.js'
+import { type LinkKind, linksOf, type ObservationLinkSource } from '../../src/store/links.js'
 import { retentionCutoff } from '../../src/store/retention.js'
 import { build, type Engine, type Harness } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
@@ -16,7 +17,7 @@ afterEach(async () => {
 
 describe.each<Engine>(['sqlite', 'postgres'])('retention on %s', (engine) => {
   it.skipIf(engine === 'postgres' && !hasPg)(
-    'deletes events, their observations, lookups and aggregates past the period; stats agree with what remains',
+    'deletes events, their observations, lookups, device links and aggregates past the period; stats and links agree with what remains',
     async () => {
       h = await build({ engine })
       const t = await h.tenant({ rateLimit: 100_000 })
@@ -67,6 +68,20 @@ describe.each<Engine>(['sqlite', 'postgres'])('retention on %s', (engine) => {
         rows.length + 4,
       )
 
+      // Device links: some were made only by the old observations, some by old and recent ones.
+      const links = async () =>
+        (
+          await h.store.db.all<{ tenant_id: string; kind: string; key: string; member: string }>(
+            'SELECT tenant_id, kind, key, member FROM device_links',
+          )
+        )
+          .map((l) => `${l.tenant_id} ${l.kind} ${l.key} ${l.member}`)
+          .sort()
+      const before = await links()
+      // One bounded batch takes exactly its size.
+      expect(await h.store.retention.deviceLinks(t.tenantId, cutoff, 1)).toBe(1)
+      expect(await links()).toHaveLength(before.length - 1)
+
       const jobs = new Scheduler([retentionJob(30)], {
         store: h.store,
         clock: h.clock,
@@ -81,6 +96,27 @@ describe.each<Engine>(['sqlite', 'postgres'])('retention on %s', (engine) => {
       expect(await count('SELECT COUNT(*) AS n FROM events WHERE tenant_id = ?', [t.tenantId])).toBe(4)
       expect(await count('SELECT COUNT(*) AS n FROM device_observations')).toBe(4)
       expect(await count('SELECT COUNT(*) AS n FROM lookups')).toBe(1)
+      // The links that remain are exactly those the remaining observations make, and the fingerprint →
+      // token counters count them.
+      const remaining = await h.store.db.all<ObservationLinkSource & { tenant_id: string }>(
+        'SELECT tenant_id, device_id, token_id, user_id, ip_hash, ip_prefix, rung FROM device_observations',
+      )
+      const expected = [
+        ...new Set(
+          remaining.flatMap((o) => linksOf(o).map((l) => `${o.tenant_id} ${l.kind} ${l.key} ${l.member}`)),
+        ),
+      ].sort()
+      expect(expected.length).toBeGreaterThan(0)
+      expect(before.length).toBeGreaterThan(expected.length)
+      expect(await links()).toEqual(expected)
+      const counters = await h.store.db.all<{ key: string; n: number }>(
+        "SELECT key, n FROM device_link_counts WHERE kind = 'ft'",
+      )
+      const ft: LinkKind = 'ft'
+      for (const c of counters)
+        expect(Number(c.n)).toBe(
+          expected.filter((l) => l.split(' ')[1] === ft && l.split(' ')[2] === c.key).length,
+        )
       // Stats over the whole window that remains count exactly the remaining events.
       const stats = await h.app.inject({ url: '/v1/stats?window_hours=8760', headers: t.headers })
       expect(stats.statusCode).toBe(200)
