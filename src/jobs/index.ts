@@ -1,6 +1,7 @@
 import { asnRatesJob } from './asn-rates.js'
 import { collisionRiskJob } from './collision-risk.js'
 import { feedReloadJob } from './feed-reload.js'
+import { idempotencyExpiryJob } from './idempotency-expiry.js'
 import { ja4SignaturesCacheJob, ja4SignaturesJob } from './ja4-signatures.js'
 import { retentionJob } from './retention.js'
 import { storageCompactionJob } from './storage-compaction.js'
@@ -25,5 +26,6 @@ export function backgroundJobs(settings: { feedsReloadMs: number; retentionDays:
     ja4SignaturesJob(settings.retentionDays),
     ja4SignaturesCacheJob,
     storageCompactionJob,
+    idempotencyExpiryJob,
   ]
 }

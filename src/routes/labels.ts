@@ -2,6 +2,7 @@ import { tenantContext } from '../context.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import { LabelBody, LabelResult } from '../schemas/labels.js'
 import { label } from '../services/labels.js'
+import { IdempotencyHeaders, idempotencyErrors, replayable } from './idempotent.js'
 import type { App } from './types.js'
 
 export function registerLabelRoutes(app: App): void {
@@ -14,10 +15,12 @@ export function registerLabelRoutes(app: App): void {
           'fraud/chargeback on a scored event feed the operator network when the tenant opted in; legit writes a local suppression for this tenant only and removes no flag from the network. Only identifiers recorded on the event reach the network; entities stay with this tenant. The recorded verdict never changes.',
         tags: ['labels'],
         querystring: NoQuery,
+        headers: IdempotencyHeaders,
         body: LabelBody,
-        response: { 200: LabelResult, ...errors(400, 401, 404, 429) },
+        response: { 200: LabelResult, ...errors(400, 401, 404, 429), ...idempotencyErrors() },
       },
     },
-    async (request) => label(tenantContext(request), request.body),
+    async (request, reply) =>
+      replayable(request, reply, (idem) => label(tenantContext(request), request.body, idem)),
   )
 }

@@ -10,6 +10,7 @@ import {
 } from '../schemas/privacy.js'
 import { exportSubject, forgetSubject, listSuppressions } from '../services/privacy.js'
 import { digits } from '../util/query.js'
+import { IdempotencyHeaders, idempotencyErrors, replayable } from './idempotent.js'
 import type { App } from './types.js'
 
 export function registerPrivacyRoutes(app: App): void {
@@ -33,11 +34,13 @@ export function registerPrivacyRoutes(app: App): void {
         summary: 'Erase a person: delete every matching row of this tenant and reclaim the storage',
         tags: ['privacy'],
         querystring: NoQuery,
+        headers: IdempotencyHeaders,
         body: ForgetBody,
-        response: { 200: ForgetResult, ...errors(400, 401, 429) },
+        response: { 200: ForgetResult, ...errors(400, 401, 429), ...idempotencyErrors() },
       },
     },
-    async (request) => forgetSubject(tenantContext(request), request.body),
+    async (request, reply) =>
+      replayable(request, reply, (idem) => forgetSubject(tenantContext(request), request.body, idem)),
   )
   app.get(
     '/v1/suppressions',

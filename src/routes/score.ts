@@ -2,6 +2,7 @@ import { tenantContext } from '../context.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import { BatchScoreBody, BatchScoreResponse, ScoreRequest, ScoreResponse } from '../schemas/score.js'
 import { scoreBatch, scoreEvent } from '../services/score.js'
+import { IdempotencyHeaders, idempotencyErrors, replayable } from './idempotent.js'
 import type { App } from './types.js'
 
 export function registerScoreRoutes(app: App): void {
@@ -14,11 +15,13 @@ export function registerScoreRoutes(app: App): void {
           'Records the event (hashes and coarse attributes only); velocity history grows with each call.',
         tags: ['score'],
         querystring: NoQuery,
+        headers: IdempotencyHeaders,
         body: ScoreRequest,
-        response: { 200: ScoreResponse, ...errors(400, 401, 429, 500) },
+        response: { 200: ScoreResponse, ...errors(400, 401, 429, 500), ...idempotencyErrors() },
       },
     },
-    async (request) => scoreEvent(tenantContext(request), request.body),
+    async (request, reply) =>
+      replayable(request, reply, (idem) => scoreEvent(tenantContext(request), request.body, idem)),
   )
   app.post(
     '/v1/batch/score',
@@ -27,10 +30,12 @@ export function registerScoreRoutes(app: App): void {
         summary: 'Score up to 1000 events in order; later rows see earlier rows',
         tags: ['score', 'batch'],
         querystring: NoQuery,
+        headers: IdempotencyHeaders,
         body: BatchScoreBody,
-        response: { 200: BatchScoreResponse, ...errors(400, 401, 429) },
+        response: { 200: BatchScoreResponse, ...errors(400, 401, 429), ...idempotencyErrors() },
       },
     },
-    async (request) => scoreBatch(tenantContext(request), request.body.rows),
+    async (request, reply) =>
+      replayable(request, reply, (idem) => scoreBatch(tenantContext(request), request.body.rows, idem)),
   )
 }

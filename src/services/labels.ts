@@ -2,7 +2,9 @@ import type { TenantContext } from '../context.js'
 import { badRequest, notFound } from '../errors.js'
 import { parseIp } from '../intel/ip/normalize.js'
 import { addAsnBad } from '../store/aggregates.js'
+import type { Work } from '../store/index.js'
 import type { NetworkEntity } from '../store/network.js'
+import { type Idem, NO_IDEM } from './idempotency.js'
 import { emailKey } from './identifiers.js'
 import { networkEntities, suppressionHash } from './network.js'
 
@@ -56,7 +58,7 @@ function unique(entities: NetworkEntity[]): NetworkEntity[] {
  * scored. `legit` is a local suppression only: it removes no flag from the network, not even this
  * tenant's own, so nobody else's risk is lowered. The event's verdict never changes.
  */
-export async function label(ctx: TenantContext, body: LabelBody) {
+export async function label(ctx: TenantContext, body: LabelBody, idem: Idem = NO_IDEM) {
   const now = ctx.clock.now()
   let recorded = NONE
   if (body.event_id !== undefined) {
@@ -86,7 +88,22 @@ export async function label(ctx: TenantContext, body: LabelBody) {
   let contributed: NetworkEntity[] = []
   let suppressed: NetworkEntity[] = []
   const { store, tenant, hasher } = ctx
+  const result = (labelId: number) => ({
+    label_id: String(labelId),
+    label: body.label,
+    event_id: body.event_id ?? null,
+    network: { shared: ctx.tenant.shareNetwork, contributed: contributed.map((e) => e.kind) },
+    suppressed: [...new Set(suppressed.map((e) => e.kind))],
+  })
   const labelId = await store.db.tx(function* () {
+    yield* idem.claim(now)
+    const id = yield* record()
+    yield* idem.complete(result(id))
+    return id
+  })
+  return result(labelId)
+
+  function* record(): Work<number> {
     const id = yield* store.privacy.addLabel(tenant.id, {
       eventId: body.event_id ?? null,
       label: body.label,
@@ -124,12 +141,5 @@ export async function label(ctx: TenantContext, body: LabelBody) {
       })
     }
     return id
-  })
-  return {
-    label_id: String(labelId),
-    label: body.label,
-    event_id: body.event_id ?? null,
-    network: { shared: ctx.tenant.shareNetwork, contributed: contributed.map((e) => e.kind) },
-    suppressed: [...new Set(suppressed.map((e) => e.kind))],
   }
 }

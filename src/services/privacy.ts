@@ -5,6 +5,7 @@ import type { ErasedCounts, SubjectKeys } from '../store/privacy.js'
 import type { EntityKind } from '../util/entities.js'
 import { lookupView } from './checks.js'
 import { eventView } from './events.js'
+import { type Idem, NO_IDEM } from './idempotency.js'
 import { emailKey, phoneKeys } from './identifiers.js'
 import { suppressionHash } from './network.js'
 import { mergeExports } from './subject-merge.js'
@@ -147,11 +148,18 @@ export async function exportSubject(ctx: TenantContext, body: SubjectBody) {
  * Erasure: deletes every matching row of the tenant and writes one `forget` suppression per identifier
  * in one transaction, then makes the storage give the bytes back (see docs/privacy.md).
  */
-export async function forgetSubject(ctx: TenantContext, body: SubjectBody) {
+export async function forgetSubject(ctx: TenantContext, body: SubjectBody, idem: Idem = NO_IDEM) {
   const { keys, otherPhoneHashes, entities } = subjectKeys(ctx, body)
   const now = ctx.clock.now()
   const { store, tenant, hasher } = ctx
+  const storageNow = () => (store.compaction.needed ? 'pending' : 'reclaimed')
+  const answer = (deleted: ErasedCounts, storage: 'reclaimed' | 'pending') => ({
+    deleted,
+    suppressions: entities.length,
+    storage,
+  })
   const deleted = await store.db.tx(function* () {
+    yield* idem.claim(now)
     const counts = yield* store.privacy.erase(tenant.id, keys)
     // Each further reading of a national phone number; rows already deleted are not counted twice.
     for (const phoneHash of otherPhoneHashes) {
@@ -169,10 +177,12 @@ export async function forgetSubject(ctx: TenantContext, body: SubjectBody) {
         createdMs: now,
       })),
     )
+    // A retry replays this answer; the storage state it reports is the one expected after reclaim.
+    yield* idem.complete(answer(counts, storageNow()))
     return counts
   })
   // Where the engine's reclaim leaves bytes behind, the storage-compaction job finishes the erasure.
-  let storage: 'reclaimed' | 'pending' = store.compaction.needed ? 'pending' : 'reclaimed'
+  let storage: 'reclaimed' | 'pending' = storageNow()
   try {
     await ctx.store.db.reclaim(ERASED_TABLES)
   } catch {
@@ -180,7 +190,7 @@ export async function forgetSubject(ctx: TenantContext, body: SubjectBody) {
     // or checkpoint reclaims the space.
     storage = 'pending'
   }
-  return { deleted, suppressions: entities.length, storage }
+  return answer(deleted, storage)
 }
 
 export async function listSuppressions(ctx: TenantContext, limit: number) {

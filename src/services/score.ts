@@ -8,11 +8,13 @@ import { OUTSIDE_SIGNAL_CODES } from '../scoring/reasons.js'
 import type { EngineResult } from '../scoring/types.js'
 import type { GroupCounters } from '../store/aggregates.js'
 import type { Work } from '../store/db.js'
+import type { GroupMeter } from '../store/group-meter.js'
 import type { ScoredEvent } from '../store/scored-event.js'
 import { mapLimit } from '../util/pool.js'
 import { uuidv7 } from '../util/uuid.js'
 import { deviceHistory, linkWithinBatch } from './device.js'
 import { deviceProfile } from './device-profile.js'
+import { type Idem, NO_IDEM } from './idempotency.js'
 import { consumeQuota } from './quota.js'
 import { assertQuotaFits } from './quota-check.js'
 import { type PreparedEvent, prepareEvent, type ScoreBody } from './score-inputs.js'
@@ -141,15 +143,33 @@ function entityLocks(ctx: TenantContext, p: PreparedEvent): string[] {
   return keys
 }
 
-export async function scoreEvent(ctx: TenantContext, body: ScoreBody): Promise<ScoreResponse> {
+/** Claims the idempotency key, then meters: a refusal of either leaves nothing in the group. */
+function* claimAndMeter(ctx: TenantContext, idem: Idem, units: number, now: number, meter: GroupMeter) {
+  yield* idem.claim(now)
+  try {
+    yield* consumeQuota(ctx, units, now, meter)
+  } catch (err) {
+    yield* idem.release()
+    throw err
+  }
+}
+
+export async function scoreEvent(
+  ctx: TenantContext,
+  body: ScoreBody,
+  idem: Idem = NO_IDEM,
+): Promise<ScoreResponse> {
   // An over-quota key is refused before any DNS lookup or preparation.
   await assertQuotaFits(ctx, 1)
   const prepared = await prepareEvent(ctx, body)
   const scored = await ctx.writer.submit(
     function* (counters, meter) {
       const now = ctx.clock.now()
-      yield* consumeQuota(ctx, 1, now, meter)
-      return yield* scoreAndRecord(ctx, counters, prepared, now)
+      yield* claimAndMeter(ctx, idem, 1, now, meter)
+      const s = yield* scoreAndRecord(ctx, counters, prepared, now)
+      // The response is recorded with the event: a retry after a crash gets it, never a second event.
+      yield* idem.complete(respond(s))
+      return s
     },
     entityLocks(ctx, prepared),
   )
@@ -162,6 +182,7 @@ export async function scoreEvent(ctx: TenantContext, body: ScoreBody): Promise<S
 export async function scoreBatch(
   ctx: TenantContext,
   rows: readonly ScoreBody[],
+  idem: Idem = NO_IDEM,
 ): Promise<{ results: ScoreResponse[] }> {
   await assertQuotaFits(ctx, rows.length)
   const overrides = await ctx.store.config.cachedOverrides(ctx.tenant.id)
@@ -173,9 +194,10 @@ export async function scoreBatch(
   const scored = await ctx.writer.submit(
     function* (counters, meter) {
       const now = ctx.clock.now()
-      yield* consumeQuota(ctx, rows.length, now, meter)
+      yield* claimAndMeter(ctx, idem, rows.length, now, meter)
       const out: Scored[] = []
       for (const p of prepared) out.push(yield* scoreAndRecord(ctx, counters, p, now))
+      yield* idem.complete({ results: out.map(respond) })
       return out
     },
     prepared.flatMap((p) => entityLocks(ctx, p)),

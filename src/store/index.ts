@@ -4,6 +4,7 @@ import { ConfigStore } from './config.js'
 import type { Db } from './db.js'
 import { DeviceStore } from './devices.js'
 import { EventStore } from './events.js'
+import { IdempotencyStore } from './idempotency.js'
 import { Invalidation, postgresListen, postgresNotify } from './invalidation.js'
 import { Ja4Store } from './ja4.js'
 import { LeaseStore } from './leases.js'
@@ -39,6 +40,7 @@ export class Store {
   readonly retention: RetentionStore
   readonly compaction: CompactionStore
   readonly restore: RestoreStore
+  readonly idempotency: IdempotencyStore
 
   constructor(
     readonly db: Db,
@@ -61,6 +63,7 @@ export class Store {
     this.retention = new RetentionStore(db)
     this.compaction = new CompactionStore(db)
     this.restore = new RestoreStore(db)
+    this.idempotency = new IdempotencyStore(db)
   }
 
   async close(): Promise<void> {

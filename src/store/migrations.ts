@@ -370,6 +370,21 @@ CREATE TABLE storage_compaction (
 );
 `,
   },
+  {
+    version: 14,
+    name: 'idempotency keys',
+    sql: `
+CREATE TABLE idempotency_keys (
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  key_hash TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  body TEXT NOT NULL,
+  created_ms BIGINT NOT NULL,
+  PRIMARY KEY (tenant_id, key_hash)
+);
+CREATE INDEX idempotency_keys_age ON idempotency_keys (created_ms);
+`,
+  },
 ]
 
 function render(sql: string, dialect: Dialect): string {

@@ -254,6 +254,7 @@ describe('the job registry', () => {
       'ja4-signatures',
       'ja4-signatures-cache',
       'storage-compaction',
+      'idempotency-expiry',
     ])
     for (const j of jobs) {
       expect(j.reads.length, j.name).toBeGreaterThan(0)
