@@ -85,6 +85,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   // Built once; each request's context is a view over it (src/context.ts).
   const services = composeServices(opts)
   app.decorate('services', services)
+  app.addHook('onClose', async () => services.overload.close())
 
   // Every /v1 route needs a key unless it says otherwise. The table of routes feeds the security tests.
   const routes: RegisteredRoute[] = []

@@ -9,6 +9,7 @@ import { type ClusterStatus, singleNode } from './services/cluster.js'
 import { GroupWriter } from './services/group-writer.js'
 import { Ja4Signatures } from './services/ja4-signatures.js'
 import { AsnRates } from './services/network.js'
+import { OverloadGuard, type OverloadLimits } from './services/overload.js'
 import { type Limiter, RateLimiter } from './services/rate-limiter.js'
 import { TrapRecorder } from './services/traps.js'
 import type { Store } from './store/index.js'
@@ -44,6 +45,8 @@ export interface ServiceOptions {
   limiter?: Limiter
   /** How this node shares state, for health; default: one process on its own. */
   cluster?: ClusterStatus
+  /** Load-shedding bounds; default: those of VERDICT_MAX_QUEUE and VERDICT_MAX_LAG_MS. */
+  overload?: Partial<OverloadLimits>
 }
 
 /** Everything a request may use, built once per app and shared by every request. */
@@ -67,6 +70,8 @@ export interface AppServices {
   readonly throttle: AuthThrottle
   /** How this node shares state with the others (health). */
   readonly cluster: ClusterStatus
+  /** Refuses new work with 503 while the process is overloaded. */
+  readonly overload: OverloadGuard
 }
 
 /** One request's view of the services: the services plus who the request acts for. */
@@ -82,13 +87,14 @@ export interface TenantContext extends RequestContext {
 }
 
 export function composeServices(opts: ServiceOptions): AppServices {
+  const writer = new GroupWriter(opts.store.db, opts.store.usage)
   return {
     store: opts.store,
     clock: opts.clock,
     hasher: opts.hasher,
     intel: opts.intel,
     version: opts.version ?? '1.0.0',
-    writer: new GroupWriter(opts.store.db, opts.store.usage),
+    writer,
     asnRates: opts.asnRates ?? new AsnRates(),
     ja4Signatures: opts.ja4Signatures ?? new Ja4Signatures(),
     ja4Header: opts.ja4Header,
@@ -98,6 +104,10 @@ export function composeServices(opts: ServiceOptions): AppServices {
     keylessRateLimit: opts.keylessRateLimit ?? envDefault('VERDICT_KEYLESS_RATE_LIMIT'),
     throttle: new AuthThrottle(opts.authFailureLimit),
     cluster: opts.cluster ?? singleNode('local'),
+    overload: new OverloadGuard(writer, {
+      maxQueue: opts.overload?.maxQueue ?? envDefault('VERDICT_MAX_QUEUE'),
+      maxLagMs: opts.overload?.maxLagMs ?? envDefault('VERDICT_MAX_LAG_MS'),
+    }),
   }
 }
 

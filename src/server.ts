@@ -62,6 +62,7 @@ async function main(): Promise<void> {
     asnRates,
     ja4Signatures,
     ja4Header: settings.ja4Header,
+    overload: settings.overload,
   })
   // The only place background jobs start (src/jobs/).
   const jobs = new Scheduler(

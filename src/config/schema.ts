@@ -80,6 +80,12 @@ export const EnvSchema = Type.Object({
     description: 'log level',
   }),
   VERDICT_SHUTDOWN_MS: int(0, 10_000, 'how long SIGTERM/SIGINT waits for running requests'),
+  VERDICT_MAX_QUEUE: int(
+    1,
+    5_000,
+    'scoring jobs waiting for storage before new requests are refused with 503',
+  ),
+  VERDICT_MAX_LAG_MS: int(10, 1_000, 'event-loop delay (ms) past which new requests are refused with 503'),
   REDIS_URL: Type.Optional(
     Type.String({
       pattern: '^[Rr][Ee][Dd][Ii][Ss][Ss]?://\\S+$',

@@ -26,6 +26,8 @@ export interface Settings {
   keylessRateLimit: number
   /** How long SIGTERM/SIGINT waits for in-flight requests before the process exits anyway. */
   shutdownMs: number
+  /** Load shedding: new requests get 503 past either bound (services/overload.ts). */
+  overload: { maxQueue: number; maxLagMs: number }
   email: {
     /** DNS servers for MX lookups; undefined: the system resolver. */
     dnsServers: string[] | undefined
@@ -165,6 +167,7 @@ export function loadSettings(env: Env = process.env): Settings {
     bodyLimitBytes: v.VERDICT_BODY_LIMIT_BYTES,
     keylessRateLimit: v.VERDICT_KEYLESS_RATE_LIMIT,
     shutdownMs: v.VERDICT_SHUTDOWN_MS,
+    overload: { maxQueue: v.VERDICT_MAX_QUEUE, maxLagMs: v.VERDICT_MAX_LAG_MS },
     email: {
       dnsServers: v.VERDICT_DNS_SERVERS?.length ? v.VERDICT_DNS_SERVERS : undefined,
       dnsTimeoutMs: v.VERDICT_DNS_TIMEOUT_MS,

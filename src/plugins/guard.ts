@@ -33,6 +33,8 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
     deps.store.invalidation.poll()
     const mode = request.routeOptions.config.auth
     if (mode === undefined) return
+    // Health and the API document always answer; everything else is refused first when overloaded.
+    if (mode !== 'none') deps.overload.check()
     const now = deps.clock.now()
     const keyless = async () => deps.limiter.hit(`ip:${clientBucket(request.ip)}`, deps.keylessRateLimit, now)
     if (mode === 'none') return enforce(reply, await keyless())
