@@ -5,6 +5,7 @@ import type { Job } from './types.js'
 export const RETENTION_BATCH = 2_000
 
 /**
+ * On PostgreSQL first creates the coming month partitions and drops those wholly past the period.
  * Deletes events (with their device observations), lookups, beacon observations and the matching rollup hours and ASN days
  * older than VERDICT_RETENTION_DAYS, tenant by tenant, in bounded batches with a turn of the event loop
  * between them so requests interleave.
@@ -13,14 +14,27 @@ export function retentionJob(days: number): Job {
   return {
     name: 'retention',
     scope: 'cluster',
-    reads: 'tenants; events and lookups older than the retention period',
+    reads: 'tenants; events and lookups older than the retention period; the partition catalog (PostgreSQL)',
     writes:
-      'events, device_observations, lookups, beacon_observations, event_rollup, asn_daily (deletes what is past retention)',
+      'events, device_observations, lookups, beacon_observations, event_rollup, asn_daily (deletes what is past retention); on PostgreSQL creates and drops their monthly partitions',
     intervalMs: 3600_000,
     firstRunMs: 60_000,
     run: async ({ store, clock, log }) => {
       const cutoff = retentionCutoff(clock.now(), days)
       let removed = 0
+      const pg = store.partitions.enabled
+      if (pg) {
+        // PostgreSQL: next month's partitions ahead of time, whole months past the period dropped at
+        // once; the batches below then only trim the boundary month and the default partition.
+        const report = await store.partitions.ensure(clock.now())
+        await store.partitions.dropBefore(cutoff, report)
+        for (const c of report.created)
+          log.info(`retention: created partition ${c.name} (${c.rows} rows moved in)`)
+        for (const d of report.dropped)
+          log.info(`retention: dropped partition ${d.name} (about ${d.rows} rows)`)
+        for (const s of report.skipped)
+          log.warn({ partition: s.name, err: s.error }, 'retention: partition step left for the next run')
+      }
       // Batch after batch until one comes back short, yielding to requests in between.
       const drain = async (batch: (size: number) => Promise<number>) => {
         for (;;) {
@@ -32,6 +46,7 @@ export function retentionJob(days: number): Job {
       }
       for (const tenant of await store.tenants.list()) {
         await drain((size) => store.retention.events(tenant.id, cutoff, size))
+        if (pg) await drain((size) => store.retention.observations(tenant.id, cutoff, size))
         await drain((size) => store.retention.lookups(tenant.id, cutoff, size))
         await store.retention.aggregates(tenant.id, cutoff)
       }

@@ -9,6 +9,7 @@ import { ListStore } from './lists.js'
 import { LookupStore } from './lookups.js'
 import { migrate } from './migrations.js'
 import { NetworkStore } from './network.js'
+import { PartitionStore } from './partitions.js'
 import { PostgresDb } from './postgres.js'
 import { PrivacyStore } from './privacy.js'
 import { RetentionStore } from './retention.js'
@@ -33,6 +34,7 @@ export class Store {
   readonly privacy: PrivacyStore
   readonly leases: LeaseStore
   readonly retention: RetentionStore
+  readonly partitions: PartitionStore
 
   constructor(
     readonly db: Db,
@@ -52,6 +54,7 @@ export class Store {
     this.beacons = new BeaconStore(db)
     this.leases = new LeaseStore(db)
     this.retention = new RetentionStore(db)
+    this.partitions = new PartitionStore(db)
   }
 
   async close(): Promise<void> {
@@ -90,6 +93,11 @@ export async function openStore(target: StorageTarget, options: OpenOptions = {}
   } catch (err) {
     await db.close().catch(() => {})
     throw err
+  }
+  if (db.dialect === 'postgres') {
+    // This month's and next month's partitions; a step that misses its lock is retried by the
+    // retention job, and meanwhile rows land in the default partition.
+    await new PartitionStore(db).ensure(Date.now()).catch(() => {})
   }
   const inv = new Invalidation()
   let stop = async () => {}

@@ -1,4 +1,5 @@
 import type { Db, Dialect } from './db.js'
+import { PARTITION_EVENT_TABLES } from './partition-migration.js'
 
 /**
  * Schema migrations. One text serves both engines; the few spots where the dialects differ are
@@ -21,7 +22,15 @@ const TOKENS: Record<Dialect, Record<string, string>> = {
   },
 }
 
-export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+export interface Migration {
+  version: number
+  name: string
+  sql: string
+  /** Runs on this engine only; the others record the version and change nothing. */
+  only?: Dialect
+}
+
+export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'tenants, keys, config, lists, usage',
@@ -320,6 +329,12 @@ CREATE INDEX beacon_obs_latest ON beacon_observations (tenant_id, device_id, cre
 CREATE INDEX beacon_obs_time ON beacon_observations (created_ms);
 `,
   },
+  {
+    version: 11,
+    name: 'monthly partitions of the event tables (PostgreSQL)',
+    sql: PARTITION_EVENT_TABLES,
+    only: 'postgres',
+  },
 ]
 
 function render(sql: string, dialect: Dialect): string {
@@ -331,13 +346,13 @@ function render(sql: string, dialect: Dialect): string {
 const isBusy = (err: unknown) => (err as { code?: string }).code === 'SQLITE_BUSY'
 
 /**
- * Applies the missing migrations. Safe when several processes start at once: each migration runs in
+ * Applies the missing migrations (up to `until`, for tests that build an older schema). Safe when several processes start at once: each migration runs in
  * one transaction that records its version *first*, so when another process applied it meanwhile the
  * insert fails on the version key, the transaction rolls back and the migration counts as done. On
  * SQLite the transaction is immediate (takes the write lock at BEGIN, waiting for another writer);
  * on PostgreSQL callers also hold the start-up advisory lock (services/startup-lock.ts).
  */
-export async function migrate(db: Db): Promise<void> {
+export async function migrate(db: Db, options: { until?: number } = {}): Promise<void> {
   await db.exec(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_ms BIGINT NOT NULL)',
   )
@@ -350,8 +365,10 @@ export async function migrate(db: Db): Promise<void> {
   const done = await applied()
   for (const m of MIGRATIONS) {
     if (done.has(m.version)) continue
+    if (options.until !== undefined && m.version > options.until) break
     const begin = db.dialect === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN'
-    const script = `${begin};\nINSERT INTO schema_migrations (version, applied_ms) VALUES (${m.version}, ${Date.now()});\n${render(m.sql, db.dialect)}\nCOMMIT;`
+    const sql = m.only === undefined || m.only === db.dialect ? render(m.sql, db.dialect) : ''
+    const script = `${begin};\nINSERT INTO schema_migrations (version, applied_ms) VALUES (${m.version}, ${Date.now()});\n${sql}\nCOMMIT;`
     // busy_timeout waits 5 s inside each attempt; a long migration elsewhere gets about 5 minutes.
     for (let attempt = 1; ; attempt++) {
       try {
