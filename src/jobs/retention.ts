@@ -45,9 +45,13 @@ export function retentionJob(days: number): Job {
         }
       }
       for (const tenant of await store.tenants.list()) {
-        await drain((size) => store.retention.events(tenant.id, cutoff, size))
-        if (pg) await drain((size) => store.retention.observations(tenant.id, cutoff, size))
-        await drain((size) => store.retention.lookups(tenant.id, cutoff, size))
+        if (pg) {
+          for (const table of ['events', 'device_observations', 'lookups'] as const)
+            await drain((size) => store.partitions.trim(table, tenant.id, cutoff, size))
+        } else {
+          await drain((size) => store.retention.events(tenant.id, cutoff, size))
+          await drain((size) => store.retention.lookups(tenant.id, cutoff, size))
+        }
         await store.retention.aggregates(tenant.id, cutoff)
       }
       await drain((size) => store.retention.beacons(cutoff, size))

@@ -140,6 +140,21 @@ export class PartitionStore {
     return report
   }
 
+  /**
+   * Deletes up to `batch` of the tenant's rows of `table` older than `cutoffMs`: what remains past the
+   * period after whole months are dropped (the boundary month, the default partition). The bound on
+   * `created_ms` in the outer statement keeps it to those partitions, and the key pair lets each
+   * partition find the rows through its primary key. Observations are deleted here by themselves:
+   * the partitioned tables have no cascade from events.
+   */
+  trim(table: PartitionedTable, tenantId: string, cutoffMs: number, batch: number): Promise<number> {
+    return this.db.run(
+      `DELETE FROM ${table} WHERE created_ms < ? AND (id, created_ms) IN (
+         SELECT id, created_ms FROM ${table} WHERE tenant_id = ? AND created_ms < ? ORDER BY created_ms LIMIT ?)`,
+      [cutoffMs, tenantId, cutoffMs, batch],
+    )
+  }
+
   /** One month's partition; returns how many rows moved in from the default partition. */
   private create(table: PartitionedTable, fromMs: number): Promise<number> {
     const name = partitionName(table, fromMs)

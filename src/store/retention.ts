@@ -57,16 +57,4 @@ export class RetentionStore {
     ])
     return hours + days
   }
-
-  /**
-   * PostgreSQL: device observations older than the cutoff, deleted by themselves (the partitioned
-   * tables have no cascade from events; whole months go with their partitions, see partitions.ts).
-   */
-  async observations(tenantId: string, cutoffMs: number, batch: number): Promise<number> {
-    return this.db.run(
-      `DELETE FROM device_observations WHERE created_ms < ? AND id IN (
-         SELECT id FROM device_observations WHERE tenant_id = ? AND created_ms < ? ORDER BY created_ms LIMIT ?)`,
-      [cutoffMs, tenantId, cutoffMs, batch],
-    )
-  }
 }
