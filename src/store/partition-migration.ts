@@ -11,9 +11,11 @@
  * The foreign key from device_observations to events (ON DELETE CASCADE) cannot exist any more (it
  * would need a unique key on `events(id)` alone): erasure already deletes observations itself, and
  * retention deletes them by time. Partition names are `<table>_pYYYY_MM` (UTC months) and
- * `<table>_default`; store/partitions.ts manages them afterwards.
+ * `<table>_default`; store/partitions.ts manages them afterwards. The copy of a large table takes
+ * longer than the pool's statement timeout, which is lifted for this transaction.
  */
 export const PARTITION_EVENT_TABLES = `
+SET LOCAL statement_timeout = 0;
 DO $mig$
 DECLARE
   t TEXT;
