@@ -1,5 +1,7 @@
+import type { Store } from '../store/index.js'
+import { PARTITIONED_TABLES, type PartitionedTable, parsePartition } from '../store/partitions.js'
 import { retentionCutoff } from '../store/retention.js'
-import type { Job } from './types.js'
+import type { Job, JobContext } from './types.js'
 
 /** Rows per delete: one short transaction, so scoring waits at most a few milliseconds for the lock. */
 export const RETENTION_BATCH = 2_000
@@ -23,18 +25,7 @@ export function retentionJob(days: number): Job {
       const cutoff = retentionCutoff(clock.now(), days)
       let removed = 0
       const pg = store.partitions.enabled
-      if (pg) {
-        // PostgreSQL: next month's partitions ahead of time, whole months past the period dropped at
-        // once; the batches below then only trim the boundary month and the default partition.
-        const report = await store.partitions.ensure(clock.now())
-        await store.partitions.dropBefore(cutoff, report)
-        for (const c of report.created)
-          log.info(`retention: created partition ${c.name} (${c.rows} rows moved in)`)
-        for (const d of report.dropped)
-          log.info(`retention: dropped partition ${d.name} (about ${d.rows} rows)`)
-        for (const s of report.skipped)
-          log.warn({ partition: s.name, err: s.error }, 'retention: partition step left for the next run')
-      }
+      const held = pg ? await partitionStep(store, clock.now(), cutoff, log) : new Set<PartitionedTable>()
       // Batch after batch until one comes back short, yielding to requests in between.
       const drain = async (batch: (size: number) => Promise<number>) => {
         for (;;) {
@@ -46,16 +37,42 @@ export function retentionJob(days: number): Job {
       }
       for (const tenant of await store.tenants.list()) {
         if (pg) {
-          for (const table of ['events', 'device_observations', 'lookups'] as const)
-            await drain((size) => store.partitions.trim(table, tenant.id, cutoff, size))
+          for (const table of PARTITIONED_TABLES)
+            if (!held.has(table)) await drain((size) => store.partitions.trim(table, tenant.id, cutoff, size))
         } else {
           await drain((size) => store.retention.events(tenant.id, cutoff, size))
           await drain((size) => store.retention.lookups(tenant.id, cutoff, size))
         }
-        await store.retention.aggregates(tenant.id, cutoff)
+        // The rollup hours go with their events, so stats never lack hours whose events remain.
+        if (!held.has('events')) await store.retention.aggregates(tenant.id, cutoff)
       }
       await drain((size) => store.retention.beacons(cutoff, size))
       if (removed > 0) log.info(`retention: deleted ${removed} rows older than ${days} days`)
     },
   }
+}
+
+/**
+ * PostgreSQL: this and next month's partitions ahead of time, whole months past the period dropped at
+ * once, so the batches only trim the boundary month and the default partition. Returns the tables of
+ * which an old month could not be dropped (its lock did not come in time): they are left alone until
+ * the next run rather than emptied row by row.
+ */
+async function partitionStep(
+  store: Store,
+  nowMs: number,
+  cutoffMs: number,
+  log: JobContext['log'],
+): Promise<Set<PartitionedTable>> {
+  const report = await store.partitions.ensure(nowMs)
+  await store.partitions.dropBefore(cutoffMs, report)
+  for (const c of report.created) log.info(`retention: created partition ${c.name} (${c.rows} rows moved in)`)
+  for (const d of report.dropped) log.info(`retention: dropped partition ${d.name} (about ${d.rows} rows)`)
+  const held = new Set<PartitionedTable>()
+  for (const s of report.skipped) {
+    log.warn({ partition: s.name, err: s.error }, 'retention: partition step left for the next run')
+    const p = parsePartition(s.name)
+    if (p && p.toMs <= cutoffMs) held.add(p.table)
+  }
+  return held
 }
