@@ -1,5 +1,5 @@
 import type { Store } from '../store/index.js'
-import { PARTITIONED_TABLES, type PartitionedTable, parsePartition } from '../store/partitions.js'
+import { type PartitionedTable, parsePartition } from '../store/partitions.js'
 import { retentionCutoff } from '../store/retention.js'
 import type { Job, JobContext } from './types.js'
 
@@ -37,7 +37,7 @@ export function retentionJob(days: number): Job {
       }
       for (const tenant of await store.tenants.list()) {
         if (pg) {
-          for (const table of PARTITIONED_TABLES)
+          for (const table of ['events', 'lookups'] as const)
             if (!held.has(table)) await drain((size) => store.partitions.trim(table, tenant.id, cutoff, size))
         } else {
           await drain((size) => store.retention.events(tenant.id, cutoff, size))

@@ -141,18 +141,37 @@ export class PartitionStore {
   }
 
   /**
-   * Deletes up to `batch` of the tenant's rows of `table` older than `cutoffMs`: what remains past the
-   * period after whole months are dropped (the boundary month, the default partition). The bound on
-   * `created_ms` in the outer statement keeps it to those partitions, and the key pair lets each
-   * partition find the rows through its primary key. Observations are deleted here by themselves:
-   * the partitioned tables have no cascade from events.
+   * Deletes the tenant's oldest rows of `events` (with their device observations) or `lookups` older
+   * than `cutoffMs`, about `batch` at a time (rows sharing the last row's millisecond go together):
+   * what remains past the period after whole months are dropped (the boundary month, the default
+   * partition). Each batch deletes a time slice through the (tenant, time) index, so its cost does not
+   * depend on the partition's size or on the plan the join of a key list would get. Observations go
+   * by their events' ids (there is no cascade between the partitioned tables). Returns the rows
+   * deleted from `table`.
    */
-  trim(table: PartitionedTable, tenantId: string, cutoffMs: number, batch: number): Promise<number> {
-    return this.db.run(
-      `DELETE FROM ${table} WHERE created_ms < ? AND (id, created_ms) IN (
-         SELECT id, created_ms FROM ${table} WHERE tenant_id = ? AND created_ms < ? ORDER BY created_ms LIMIT ?)`,
-      [cutoffMs, tenantId, cutoffMs, batch],
-    )
+  trim(table: 'events' | 'lookups', tenantId: string, cutoffMs: number, batch: number): Promise<number> {
+    const offset = Math.max(0, Math.floor(batch) - 1)
+    return this.db.tx(function* () {
+      const edge = yield* q.get<{ t: number }>(
+        `SELECT created_ms AS t FROM ${table} WHERE tenant_id = ? AND created_ms < ?
+          ORDER BY created_ms OFFSET ${offset} LIMIT 1`,
+        [tenantId, cutoffMs],
+      )
+      const until = edge ? Math.min(Number(edge.t) + 1, cutoffMs) : cutoffMs
+      if (table === 'lookups')
+        return yield* q.run('DELETE FROM lookups WHERE tenant_id = ? AND created_ms < ?', [tenantId, until])
+      const gone = yield* q.all<{ id: string }>(
+        'DELETE FROM events WHERE tenant_id = ? AND created_ms < ? RETURNING id',
+        [tenantId, until],
+      )
+      if (gone.length > 0)
+        yield* q.run(
+          `DELETE FROM device_observations WHERE tenant_id = ? AND created_ms < ?
+             AND event_id = ANY (ARRAY(SELECT jsonb_array_elements_text(?::jsonb)))`,
+          [tenantId, until, JSON.stringify(gone.map((r) => r.id))],
+        )
+      return gone.length
+    })
   }
 
   /** One month's partition; returns how many rows moved in from the default partition. */
