@@ -7,10 +7,10 @@ import type { Job, JobContext } from './types.js'
 export const RETENTION_BATCH = 2_000
 
 /**
- * On PostgreSQL first creates the coming month partitions and drops those wholly past the period.
  * Deletes events (with their device observations), lookups, beacon observations and the matching rollup hours and ASN days
  * older than VERDICT_RETENTION_DAYS, tenant by tenant, in bounded batches with a turn of the event loop
- * between them so requests interleave.
+ * between them so requests interleave. On PostgreSQL it first creates the coming months' partitions
+ * and drops the months wholly past the period; the batches then trim what is left.
  */
 export function retentionJob(days: number): Job {
   return {

@@ -346,11 +346,13 @@ function render(sql: string, dialect: Dialect): string {
 const isBusy = (err: unknown) => (err as { code?: string }).code === 'SQLITE_BUSY'
 
 /**
- * Applies the missing migrations (up to `until`, for tests that build an older schema). Safe when several processes start at once: each migration runs in
- * one transaction that records its version *first*, so when another process applied it meanwhile the
- * insert fails on the version key, the transaction rolls back and the migration counts as done. On
- * SQLite the transaction is immediate (takes the write lock at BEGIN, waiting for another writer);
- * on PostgreSQL callers also hold the start-up advisory lock (services/startup-lock.ts).
+ * Applies the missing migrations (up to `until`, for tests that build an older schema). Safe when
+ * several processes start at once: each migration runs in one transaction that records its version
+ * *first*, so when another process applied it meanwhile the insert fails on the version key, the
+ * transaction rolls back and the migration counts as done. On SQLite the transaction is immediate
+ * (takes the write lock at BEGIN, waiting for another writer); on PostgreSQL callers also hold the
+ * start-up advisory lock (services/startup-lock.ts). A migration marked `only` for the other engine
+ * records its version and runs nothing.
  */
 export async function migrate(db: Db, options: { until?: number } = {}): Promise<void> {
   await db.exec(
