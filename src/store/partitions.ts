@@ -10,8 +10,8 @@ import { type Db, q } from './db.js'
  * transactions in flight and makes new ones wait behind it. Each DDL step therefore runs in its own
  * transaction with a short `lock_timeout`: if the lock does not come in time the step is skipped and
  * the next run (start-up, then the hourly retention job) tries again. Nothing depends on it happening
- * now: an absent month lands in the default partition, and an undropped one is still trimmed by the
- * bounded deletes.
+ * now: an absent month lands in the default partition, and an old month that could not be dropped
+ * stays (with its events' rollup hours) until a later run drops it.
  */
 export const PARTITIONED_TABLES = ['events', 'device_observations', 'lookups'] as const
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number]
