@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openStore, type StorageTarget } from '../src/store/index.js'
+import { monthStart } from '../src/store/partitions.js'
 import { createSchema, PG_URL, pgAvailable } from './helpers/pg.js'
 import { type RunningServer, runModuleScript, startServer } from './helpers/processes.js'
 
@@ -132,6 +133,11 @@ describe('migrations and the first tenant, raced by processes released at the sa
       expect((await store.tenants.list()).map((t) => t.id)).toEqual(['default'])
       const keys = await store.db.all<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys')
       expect(Number(keys[0]!.n)).toBe(1)
+      // PostgreSQL: the event tables are partitioned, with this month's partition made once at start.
+      const month = monthStart(Date.now())
+      expect((await store.partitions.list()).filter((p) => p.fromMs === month).map((p) => p.table)).toEqual(
+        store.partitions.enabled ? ['device_observations', 'events', 'lookups'] : [],
+      )
     } finally {
       await store.close()
     }

@@ -12,6 +12,7 @@ import { ListStore } from './lists.js'
 import { LookupStore } from './lookups.js'
 import { migrate } from './migrations.js'
 import { NetworkStore } from './network.js'
+import { PartitionStore } from './partitions.js'
 import { PostgresDb } from './postgres.js'
 import { PrivacyStore } from './privacy.js'
 import { RestoreStore } from './restore.js'
@@ -41,6 +42,7 @@ export class Store {
   readonly compaction: CompactionStore
   readonly restore: RestoreStore
   readonly idempotency: IdempotencyStore
+  readonly partitions: PartitionStore
 
   constructor(
     readonly db: Db,
@@ -64,6 +66,7 @@ export class Store {
     this.compaction = new CompactionStore(db)
     this.restore = new RestoreStore(db)
     this.idempotency = new IdempotencyStore(db)
+    this.partitions = new PartitionStore(db)
   }
 
   async close(): Promise<void> {
@@ -102,6 +105,11 @@ export async function openStore(target: StorageTarget, options: OpenOptions = {}
   } catch (err) {
     await db.close().catch(() => {})
     throw err
+  }
+  if (db.dialect === 'postgres') {
+    // This month's and next month's partitions; a step that misses its lock is retried by the
+    // retention job, and meanwhile rows land in the default partition.
+    await new PartitionStore(db).ensure(Date.now()).catch(() => {})
   }
   const inv = new Invalidation()
   let stop = async () => {}

@@ -65,9 +65,14 @@ export class PostgresDb implements Db {
 
   constructor(url: string, options: PostgresOptions = {}) {
     const statementTimeout = options.statementTimeoutMs ?? 10_000
+    // Generic plans: the event tables are partitioned by month, and with the default mode PostgreSQL
+    // keeps re-planning their prepared statements for each execution (a custom plan prunes the
+    // partitions at planning and always looks cheaper than the generic plan's full partition list),
+    // which cost a velocity read about 0.5 ms instead of 0.1 ms. Generic plans prune at execution.
     const settings = [
       `-c statement_timeout=${statementTimeout}`,
       '-c idle_in_transaction_session_timeout=30000',
+      '-c plan_cache_mode=force_generic_plan',
     ]
     if (options.schema) settings.push(`-c search_path=${options.schema}`)
     this.pool = new pg.Pool({

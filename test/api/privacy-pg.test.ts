@@ -73,4 +73,64 @@ describe('labels, export and erasure on PostgreSQL', () => {
       expect(sup).toHaveLength(3)
     },
   )
+
+  it.skipIf(!hasPg)(
+    'erasure and tenant deletion reach every monthly partition and the default one',
+    async () => {
+      h = await build({ engine: 'postgres' })
+      const a = await h.tenant()
+      const b = await h.tenant()
+      const NOW = Date.UTC(2026, 10, 23, 12)
+      // Last August and this month (partitions made for them) and far ahead (no partition: default).
+      await h.store.partitions.ensure(Date.UTC(2026, 7, 1), 0)
+      await h.store.partitions.ensure(NOW, 0)
+      const times = [Date.UTC(2026, 7, 5), NOW, Date.UTC(2040, 0, 1)]
+      for (const headers of [a.headers, b.headers]) {
+        for (const at of times) {
+          h.clock.set(at)
+          const post = (url: string, payload: object) =>
+            h.app.inject({ method: 'POST', url, headers, payload })
+          // The email alone ties the observation to the person (through its event).
+          expect(
+            (
+              await post('/v1/score', {
+                event: 'login',
+                email: 'part.person@example.com',
+                device_id: 'p'.repeat(32),
+              })
+            ).statusCode,
+          ).toBe(200)
+          expect((await post('/v1/check/email', { email: 'part.person@example.com' })).statusCode).toBe(200)
+          expect((await post('/v1/score', { event: 'login', user_id: 'bystander' })).statusCode).toBe(200)
+        }
+      }
+      const count = async (table: string, tenantId: string) =>
+        Number(
+          (
+            await h.store.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE tenant_id = ?`, [
+              tenantId,
+            ])
+          )?.n,
+        )
+      expect(await count('events_default', a.tenantId)).toBe(2)
+      expect(await count('device_observations', a.tenantId)).toBe(3)
+      const forget = await h.app.inject({
+        method: 'POST',
+        url: '/v1/forget',
+        headers: a.headers,
+        payload: { email: 'part.person@example.com' },
+      })
+      expect(forget.json()).toMatchObject({ deleted: { events: 3, lookups: 3, observations: 3 } })
+      expect(await count('events', a.tenantId)).toBe(3)
+      expect(await count('device_observations', a.tenantId)).toBe(0)
+      expect(await count('lookups', a.tenantId)).toBe(0)
+      // The other tenant is untouched until it is deleted; then nothing of it remains anywhere.
+      expect(await count('device_observations', b.tenantId)).toBe(3)
+      expect(await h.store.tenants.delete(b.tenantId)).toBe(true)
+      for (const table of ['events', 'device_observations', 'lookups', 'events_default'])
+        expect(await count(table, b.tenantId)).toBe(0)
+      expect(await count('events', a.tenantId)).toBe(3)
+    },
+    60_000,
+  )
 })

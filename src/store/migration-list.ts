@@ -1,0 +1,383 @@
+import { PARTITION_EVENT_TABLES } from './partition-migration.js'
+
+export interface Migration {
+  version: number
+  name: string
+  /** One text for both engines; dialect differences are tokens (migrations.ts renders them). */
+  sql: string
+  /** Runs on this engine only; the others record the version and change nothing. */
+  only?: 'sqlite' | 'postgres'
+}
+
+/** Every schema version, in the order they apply. A new one goes at the end with the next number. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'tenants, keys, config, lists, usage',
+    sql: `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE tenants (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  share_network INTEGER NOT NULL DEFAULT 0,
+  rate_limit INTEGER NOT NULL,
+  monthly_quota INTEGER NOT NULL,
+  created_ms BIGINT NOT NULL
+);
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  key_hash TEXT NOT NULL UNIQUE,
+  prefix TEXT NOT NULL,
+  created_ms BIGINT NOT NULL,
+  revoked_ms BIGINT
+);
+CREATE INDEX api_keys_tenant ON api_keys (tenant_id);
+CREATE TABLE tenant_config (
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  section TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value {{REAL}} NOT NULL,
+  PRIMARY KEY (tenant_id, section, key)
+);
+CREATE TABLE list_entries (
+  id {{SERIAL_PK}},
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  list TEXT NOT NULL,
+  type TEXT NOT NULL,
+  value_key TEXT NOT NULL,
+  hint TEXT NOT NULL,
+  created_ms BIGINT NOT NULL,
+  UNIQUE (tenant_id, list, type, value_key)
+);
+CREATE INDEX list_entries_match ON list_entries (tenant_id, type, value_key);
+CREATE TABLE usage (
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  period TEXT NOT NULL,
+  used INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, period)
+);
+`,
+  },
+  {
+    version: 2,
+    name: 'events, lookups, operator network',
+    sql: `
+CREATE TABLE events (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  created_ms BIGINT NOT NULL,
+  event TEXT NOT NULL,
+  user_id TEXT,
+  device_id TEXT,
+  email_hash TEXT,
+  email_domain TEXT,
+  ip_hash TEXT,
+  ip_prefix TEXT,
+  asn INTEGER,
+  ip_country TEXT,
+  phone_hash TEXT,
+  phone_country TEXT,
+  score {{REAL}} NOT NULL,
+  verdict TEXT NOT NULL,
+  reasons TEXT NOT NULL,
+  checks TEXT NOT NULL
+);
+CREATE INDEX events_tenant_time ON events (tenant_id, created_ms);
+CREATE INDEX events_ip ON events (tenant_id, ip_hash, created_ms);
+CREATE INDEX events_user ON events (tenant_id, user_id);
+CREATE INDEX events_device ON events (tenant_id, device_id, created_ms);
+CREATE INDEX events_email ON events (tenant_id, email_hash);
+CREATE INDEX events_phone ON events (tenant_id, phone_hash);
+CREATE INDEX events_asn ON events (asn, created_ms);
+CREATE TABLE event_reasons (
+  event_id TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+  tenant_id TEXT NOT NULL,
+  created_ms BIGINT NOT NULL,
+  reason TEXT NOT NULL,
+  PRIMARY KEY (event_id, reason)
+);
+CREATE INDEX event_reasons_tenant_time ON event_reasons (tenant_id, created_ms);
+CREATE TABLE lookups (
+  id {{SERIAL_PK}},
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  value_hash TEXT NOT NULL,
+  hint TEXT NOT NULL,
+  fraud_score {{REAL}} NOT NULL,
+  created_ms BIGINT NOT NULL
+);
+CREATE INDEX lookups_tenant_time ON lookups (tenant_id, created_ms);
+CREATE INDEX lookups_value ON lookups (tenant_id, value_hash);
+CREATE TABLE network_flags (
+  id {{SERIAL_PK}},
+  entity_kind TEXT NOT NULL,
+  value_hash TEXT NOT NULL,
+  tenant_id TEXT NOT NULL,
+  label TEXT NOT NULL,
+  event_id TEXT,
+  created_ms BIGINT NOT NULL
+);
+CREATE INDEX network_flags_entity ON network_flags (entity_kind, value_hash, created_ms);
+CREATE TABLE trap_hits (
+  id {{SERIAL_PK}},
+  ip_hash TEXT NOT NULL,
+  ip_prefix TEXT NOT NULL,
+  path TEXT NOT NULL,
+  source TEXT NOT NULL,
+  created_ms BIGINT NOT NULL
+);
+CREATE INDEX trap_hits_ip ON trap_hits (ip_hash, created_ms);
+`,
+  },
+  {
+    version: 3,
+    name: 'covering index for IP velocity',
+    sql: `
+DROP INDEX events_ip;
+CREATE INDEX events_ip ON events (tenant_id, ip_hash, created_ms, user_id);
+`,
+  },
+  {
+    version: 4,
+    name: 'device observations, resolved device on events, collision rates',
+    sql: `
+ALTER TABLE events ADD COLUMN resolved_device_id TEXT;
+CREATE TABLE device_observations (
+  id {{SERIAL_PK}},
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  event_id TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+  created_ms BIGINT NOT NULL,
+  device_id TEXT,
+  resolved_id TEXT NOT NULL,
+  token_id TEXT NOT NULL,
+  rung INTEGER NOT NULL,
+  user_id TEXT,
+  ip_hash TEXT,
+  ip_prefix TEXT,
+  asn INTEGER,
+  country TEXT,
+  connection_type TEXT,
+  platform TEXT,
+  verdict TEXT NOT NULL
+);
+CREATE INDEX device_obs_fingerprint ON device_observations (tenant_id, device_id, created_ms);
+CREATE INDEX device_obs_token ON device_observations (tenant_id, token_id, created_ms);
+CREATE INDEX device_obs_resolved ON device_observations (tenant_id, resolved_id, created_ms);
+CREATE INDEX device_obs_event ON device_observations (event_id);
+CREATE INDEX device_obs_rung_time ON device_observations (rung, created_ms);
+CREATE TABLE device_collision_rates (
+  platform TEXT PRIMARY KEY,
+  fingerprints INTEGER NOT NULL,
+  collided INTEGER NOT NULL,
+  rate {{REAL}} NOT NULL,
+  measured_ms BIGINT NOT NULL
+);
+`,
+  },
+  {
+    version: 5,
+    name: 'labels and suppressions',
+    sql: `
+CREATE TABLE labels (
+  id {{SERIAL_PK}},
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  event_id TEXT,
+  label TEXT NOT NULL,
+  note TEXT,
+  email_hash TEXT,
+  ip_hash TEXT,
+  device_id TEXT,
+  user_id TEXT,
+  created_ms BIGINT NOT NULL
+);
+CREATE INDEX labels_tenant_event ON labels (tenant_id, event_id);
+CREATE INDEX labels_event ON labels (event_id);
+CREATE TABLE suppressions (
+  id {{SERIAL_PK}},
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  action TEXT NOT NULL,
+  entity_type TEXT NOT NULL,
+  value_hash TEXT NOT NULL,
+  event_id TEXT,
+  created_ms BIGINT NOT NULL
+);
+CREATE INDEX suppressions_tenant_time ON suppressions (tenant_id, created_ms);
+CREATE INDEX suppressions_value ON suppressions (tenant_id, value_hash);
+CREATE INDEX network_flags_tenant ON network_flags (tenant_id, entity_kind, value_hash);
+`,
+  },
+  {
+    version: 6,
+    name: 'maintained aggregates for constant-cost scoring',
+    sql: `
+CREATE TABLE device_links (
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  member TEXT NOT NULL,
+  PRIMARY KEY (tenant_id, key, kind, member)
+) {{WITHOUT_ROWID}};
+CREATE TABLE device_link_counts (
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  last_ms BIGINT NOT NULL,
+  platform TEXT,
+  PRIMARY KEY (tenant_id, kind, key)
+) {{WITHOUT_ROWID}};
+CREATE INDEX device_link_counts_ft ON device_link_counts (last_ms) WHERE kind = 'ft';
+INSERT INTO device_links (tenant_id, kind, key, member)
+  SELECT DISTINCT tenant_id, 'fa', device_id, user_id FROM device_observations WHERE device_id IS NOT NULL AND user_id IS NOT NULL
+  UNION SELECT DISTINCT tenant_id, 'fna', device_id || '|' || ip_prefix, user_id FROM device_observations
+    WHERE device_id IS NOT NULL AND ip_prefix IS NOT NULL AND user_id IS NOT NULL
+  UNION SELECT DISTINCT tenant_id, 'fi', device_id, ip_hash FROM device_observations WHERE device_id IS NOT NULL AND ip_hash IS NOT NULL
+  UNION SELECT DISTINCT tenant_id, 'ta', token_id, user_id FROM device_observations WHERE user_id IS NOT NULL
+  UNION SELECT DISTINCT tenant_id, 'ti', token_id, ip_hash FROM device_observations WHERE ip_hash IS NOT NULL
+  UNION SELECT DISTINCT tenant_id, 'ft', device_id, token_id FROM device_observations WHERE rung = 1 AND device_id IS NOT NULL;
+INSERT INTO device_link_counts (tenant_id, kind, key, n, last_ms, platform)
+  SELECT l.tenant_id, l.kind, l.key, COUNT(*), 0, NULL FROM device_links l WHERE l.kind = 'ft'
+   GROUP BY l.tenant_id, l.kind, l.key;
+UPDATE device_link_counts SET last_ms = COALESCE((SELECT MAX(o.created_ms) FROM device_observations o
+  WHERE o.tenant_id = device_link_counts.tenant_id AND o.device_id = device_link_counts.key AND o.rung = 1), 0);
+CREATE TABLE event_rollup (
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  hour_ms BIGINT NOT NULL,
+  verdict TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  score_sum {{REAL}} NOT NULL,
+  PRIMARY KEY (tenant_id, hour_ms, verdict, reason)
+) {{WITHOUT_ROWID}};
+INSERT INTO event_rollup (tenant_id, hour_ms, verdict, reason, n, score_sum)
+  SELECT tenant_id, {{HOUR}}, verdict, '', COUNT(*), SUM(score) FROM events GROUP BY tenant_id, {{HOUR}}, verdict;
+INSERT INTO event_rollup (tenant_id, hour_ms, verdict, reason, n, score_sum)
+  SELECT r.tenant_id, (r.created_ms / 3600000) * 3600000, e.verdict, r.reason, COUNT(*), 0
+    FROM event_reasons r JOIN events e ON e.id = r.event_id
+   GROUP BY r.tenant_id, (r.created_ms / 3600000) * 3600000, e.verdict, r.reason;
+DROP TABLE event_reasons;
+ALTER TABLE events ADD COLUMN asn_bad INTEGER NOT NULL DEFAULT 0;
+UPDATE events SET asn_bad = 1 WHERE EXISTS (SELECT 1 FROM labels l WHERE l.event_id = events.id AND l.label IN ('fraud', 'chargeback'));
+CREATE TABLE asn_daily (
+  day_ms BIGINT NOT NULL,
+  asn INTEGER NOT NULL,
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  events INTEGER NOT NULL,
+  bad INTEGER NOT NULL,
+  PRIMARY KEY (day_ms, asn, tenant_id)
+) {{WITHOUT_ROWID}};
+INSERT INTO asn_daily (day_ms, asn, tenant_id, events, bad)
+  SELECT {{DAY}}, asn, tenant_id, COUNT(*), SUM(asn_bad) FROM events WHERE asn IS NOT NULL
+   GROUP BY {{DAY}}, asn, tenant_id;
+DROP INDEX events_asn;
+DROP INDEX device_obs_rung_time;
+CREATE INDEX trap_hits_ip_path ON trap_hits (ip_hash, path, created_ms);
+CREATE INDEX trap_hits_time ON trap_hits (created_ms);
+`,
+  },
+  {
+    version: 7,
+    name: 'leases of background jobs',
+    sql: `
+CREATE TABLE job_leases (
+  name TEXT PRIMARY KEY,
+  holder TEXT NOT NULL,
+  expires_ms BIGINT NOT NULL
+);
+`,
+  },
+  {
+    version: 8,
+    name: 'publishable keys and beacon observations',
+    sql: `
+ALTER TABLE api_keys ADD COLUMN kind TEXT NOT NULL DEFAULT 'secret';
+ALTER TABLE api_keys ADD COLUMN origins TEXT;
+CREATE TABLE beacon_observations (
+  id {{SERIAL_PK}},
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  device_id TEXT NOT NULL,
+  visit_id TEXT NOT NULL,
+  created_ms BIGINT NOT NULL,
+  ip_hash TEXT,
+  os TEXT,
+  browser TEXT,
+  mobile INTEGER NOT NULL,
+  flags TEXT NOT NULL
+);
+CREATE INDEX beacon_obs_latest ON beacon_observations (tenant_id, device_id, created_ms);
+CREATE INDEX beacon_obs_time ON beacon_observations (created_ms);
+`,
+  },
+  {
+    version: 9,
+    name: 'rung-2 identity per fingerprint and network, connection class of beacons',
+    sql: `
+CREATE INDEX device_obs_fingerprint_network ON device_observations (tenant_id, device_id, ip_prefix, created_ms, id);
+ALTER TABLE beacon_observations ADD COLUMN connection_type TEXT;
+`,
+  },
+  {
+    version: 10,
+    name: 'JA4 of beacon connections and spoofing signatures',
+    sql: `
+ALTER TABLE beacon_observations ADD COLUMN ja4 TEXT;
+CREATE TABLE ja4_daily (
+  day_ms BIGINT NOT NULL,
+  ja4 TEXT NOT NULL,
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  sessions BIGINT NOT NULL,
+  spoofing BIGINT NOT NULL,
+  PRIMARY KEY (day_ms, ja4, tenant_id)
+) {{WITHOUT_ROWID}};
+CREATE INDEX ja4_daily_tenant ON ja4_daily (tenant_id);
+CREATE TABLE ja4_signatures (
+  ja4 TEXT PRIMARY KEY,
+  sessions BIGINT NOT NULL,
+  spoofing BIGINT NOT NULL,
+  computed_ms BIGINT NOT NULL
+);
+`,
+  },
+  {
+    version: 11,
+    name: 'monthly partitions of the event tables (PostgreSQL)',
+    sql: PARTITION_EVENT_TABLES,
+    only: 'postgres',
+  },
+  {
+    version: 12,
+    name: 'device links age out with retention',
+    // Links recorded before this migration count as seen when it ran: they are kept a full retention
+    // period from then (a constant default adds the column without rewriting the table on either engine).
+    sql: `
+ALTER TABLE device_links ADD COLUMN last_ms BIGINT NOT NULL DEFAULT {{NOW_MS}};
+CREATE INDEX device_links_age ON device_links (tenant_id, last_ms);
+`,
+  },
+  {
+    version: 13,
+    name: 'tables waiting for a rewrite after an erasure',
+    sql: `
+CREATE TABLE storage_compaction (
+  table_name TEXT PRIMARY KEY,
+  since_ms BIGINT NOT NULL
+);
+`,
+  },
+  {
+    version: 14,
+    name: 'idempotency keys',
+    sql: `
+CREATE TABLE idempotency_keys (
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  key_hash TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  body TEXT NOT NULL,
+  created_ms BIGINT NOT NULL,
+  PRIMARY KEY (tenant_id, key_hash)
+);
+CREATE INDEX idempotency_keys_age ON idempotency_keys (created_ms);
+`,
+  },
+]
