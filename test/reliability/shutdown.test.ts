@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LoopbackDns } from '../helpers/dns-server.js'
+import { startServer } from '../helpers/processes.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'verdict-shutdown-'))
+// Mail domains whose DNS never answers: a score of one stays in flight until the DNS deadline.
+const SLOW = Array.from({ length: 6 }, (_, i) => `slow${i}.example.net`)
+const dns = new LoopbackDns(Object.fromEntries(SLOW.map((d) => [d, { silent: true }])))
+beforeAll(() => dns.start())
+afterAll(async () => {
+  await dns.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const apiKeyOf = (logs: string): string =>
+  JSON.parse(logs.split('\n').find((l) => l.includes('api_key'))!).api_key
+
+describe('SIGTERM with scores in flight', () => {
+  it('every score in flight completes and is durable; new connections are refused; exit 0', async () => {
+    const env = {
+      DATABASE_URL: join(dir, 'verdict.db'),
+      VERDICT_DNS_SERVERS: dns.server,
+      VERDICT_DNS_TIMEOUT_MS: '1500',
+      VERDICT_SHUTDOWN_MS: '20000',
+    }
+    const server = await startServer(env)
+    const apiKey = apiKeyOf(server.logs())
+    const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' }
+    const inFlight = SLOW.map((d, i) =>
+      fetch(`${server.url}/v1/score`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ event: 'signup', user_id: `drain-${i}`, email: `someone@${d}` }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { event_id: string } })),
+    )
+    for (let i = 0; i < 500 && !SLOW.every((d) => dns.count(d, 'MX') > 0); i++) {
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(SLOW.every((d) => dns.count(d, 'MX') > 0)).toBe(true)
+    const exited = server.signal('SIGTERM')
+    // The listener closes at once: a new connection is refused while the running scores finish.
+    await new Promise((r) => setTimeout(r, 200))
+    const late = await fetch(`${server.url}/v1/health`, { headers: { connection: 'close' } }).then(
+      (r) => r.status,
+      (e: Error) => (e.cause as { code?: string } | undefined)?.code ?? e.message,
+    )
+    expect(late).toBe('ECONNREFUSED')
+    const answers = await Promise.all(inFlight)
+    for (const a of answers) expect(a.status).toBe(200)
+    expect(await exited).toBe(0)
+    // Durable: after a restart every answered event is there.
+    const again = await startServer(env)
+    try {
+      const res = await fetch(`${again.url}/v1/events?q=drain-&limit=50`, {
+        headers: { 'x-api-key': apiKey },
+      })
+      const listed = ((await res.json()) as { events: { id: string }[] }).events.map((e) => e.id)
+      expect(listed.sort()).toEqual(answers.map((a) => a.body.event_id).sort())
+    } finally {
+      await again.stop()
+    }
+  }, 60_000)
+})
