@@ -9,7 +9,7 @@ export interface QueueDepth {
 export interface OverloadLimits {
   /** Scoring jobs waiting for the group commit before new work is refused (VERDICT_MAX_QUEUE). */
   maxQueue: number
-  /** Event-loop delay, worst over the last half second, before new work is refused (VERDICT_MAX_LAG_MS). */
+  /** Event-loop delay, sustained over two half-second windows, before new work is refused (VERDICT_MAX_LAG_MS). */
   maxLagMs: number
 }
 
@@ -19,7 +19,8 @@ const SAMPLE_MS = 500
  * Load shedding: past either bound a request is refused at once with 503 and Retry-After instead of
  * joining a queue that only grows (memory, then latency for everyone). A refused request did nothing,
  * so the caller's retry is safe. The delay is measured by Node's own histogram (no timer of ours on
- * the hot path); the figure used is the worst delay of the last complete half second.
+ * the hot path); the figure used is the lower of the worst delays of the last two half seconds, so
+ * only a loop that stays behind counts, not one long synchronous step.
  */
 export class OverloadGuard {
   private readonly histogram: IntervalHistogram
@@ -32,9 +33,13 @@ export class OverloadGuard {
   ) {
     this.histogram = monitorEventLoopDelay({ resolution: 10 })
     this.histogram.enable()
+    let previous = 0
     this.timer = setInterval(() => {
-      this.lagMs = this.histogram.max / 1e6
+      const worst = this.histogram.max / 1e6
       this.histogram.reset()
+      // Sustained only: one long block (start-up, a large batch, a GC pause) is not overload.
+      this.lagMs = Math.min(previous, worst)
+      previous = worst
     }, SAMPLE_MS)
     this.timer.unref()
   }
