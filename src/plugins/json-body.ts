@@ -16,10 +16,20 @@ interface Frame {
 
 const member = (path: string, key: string) => `${path}.${key}`
 
+/** PostgreSQL text cannot hold U+0000, so no string may carry it on either engine (docs/api-errors.md). */
+const nulRefused = (path: string) => badRequest(`${path} must not contain the NUL character (U+0000)`)
+
+/** The path of the value about to start in `top` (the body itself when there is no container). */
+function valuePath(top: Frame | undefined, pendingKey: string | null): string {
+  if (!top) return 'body'
+  return top.keys === null ? `${top.path}[${top.index}]` : member(top.path, pendingKey ?? '')
+}
+
 /**
  * Checks the shape of a JSON text in one pass before it is parsed, naming the field at fault: a key
  * sent twice in one object (JSON.parse would keep the last copy silently), `__proto__` and
- * `constructor.prototype` keys (prototype poisoning), and nesting past MAX_JSON_DEPTH. Iterative, so
+ * `constructor.prototype` keys (prototype poisoning), a NUL character in any string, and nesting past
+ * MAX_JSON_DEPTH. Iterative, so
  * any nesting costs no stack. Syntax errors are left to JSON.parse.
  */
 export function checkJsonShape(text: string): void {
@@ -30,13 +40,19 @@ export function checkJsonShape(text: string): void {
     const c = text.charCodeAt(i)
     if (c === 0x22 /* " */) {
       const start = i
+      let nul = false
       for (i++; i < n; i++) {
         const d = text.charCodeAt(i)
-        if (d === 0x5c /* \ */) i++
-        else if (d === 0x22) break
+        if (d === 0x5c /* \ */) {
+          if (text.startsWith('u0000', i + 1)) nul = true
+          i++
+        } else if (d === 0x22) break
       }
       const top = stack[stack.length - 1]
-      if (!top || top.keys === null || pendingKey !== null) continue
+      if (!top || top.keys === null || pendingKey !== null) {
+        if (nul) throw nulRefused(valuePath(top, pendingKey))
+        continue
+      }
       // A string in an object not preceded by a key is a key (its ':' follows); decode its escapes.
       let key: string
       try {
@@ -44,6 +60,7 @@ export function checkJsonShape(text: string): void {
       } catch {
         return
       }
+      if (nul) throw nulRefused(member(top.path, key))
       if (key === '__proto__' || (key === 'prototype' && top.underConstructor))
         throw badRequest(`${member(top.path, key)} is not an allowed field`)
       if (top.keys.has(key)) throw badRequest(`${member(top.path, key)} is sent more than once`)
@@ -51,8 +68,7 @@ export function checkJsonShape(text: string): void {
       pendingKey = key
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       const top = stack[stack.length - 1]
-      let path = 'body'
-      if (top) path = top.keys === null ? `${top.path}[${top.index}]` : member(top.path, pendingKey ?? '')
+      const path = valuePath(top, pendingKey)
       if (stack.length >= MAX_JSON_DEPTH)
         throw badRequest(`${path} is nested more than ${MAX_JSON_DEPTH} levels deep`)
       stack.push({
@@ -71,6 +87,23 @@ export function checkJsonShape(text: string): void {
       pendingKey = null
     }
   }
+}
+
+/** Query and path values with a NUL character are refused like body strings, naming the parameter. */
+export function registerNoNul(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    for (const [context, values] of [
+      ['params', request.params],
+      ['query', request.query],
+    ] as const) {
+      if (!values || typeof values !== 'object') continue
+      for (const [k, v] of Object.entries(values as Record<string, unknown>)) {
+        const texts = Array.isArray(v) ? v : [v]
+        if (k.includes('\u0000') || texts.some((t) => typeof t === 'string' && t.includes('\u0000')))
+          throw nulRefused(`${context}.${k}`)
+      }
+    }
+  })
 }
 
 /**

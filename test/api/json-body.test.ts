@@ -95,3 +95,32 @@ describe('JSON bodies', () => {
     expect(() => checkJsonShape('{{{{')).not.toThrow()
   })
 })
+
+describe('NUL characters (PostgreSQL text cannot hold them: a 500 there before)', () => {
+  it('are refused in any body string, key, query or path value, naming it, on every engine', async () => {
+    await refused(
+      '/v1/score',
+      '{"event":"a\\u0000b"}',
+      'body.event must not contain the NUL character (U+0000)',
+    )
+    await refused(
+      '/v1/batch/lists',
+      '{"rows":[{"list":"allow","type":"user","value":"ok"},{"list":"allow","type":"user","value":"\\u0000"}]}',
+      'body.rows[1].value must not contain the NUL character (U+0000)',
+    )
+    await refused(
+      '/v1/score',
+      '{"event":"a","x\\u0000":1}',
+      'body.x\u0000 must not contain the NUL character (U+0000)',
+    )
+    const q = await h.app.inject({ url: '/v1/events?q=a%00b', headers: t.headers })
+    expect(q.statusCode, q.body).toBe(400)
+    expect(q.json().error).toBe('query.q must not contain the NUL character (U+0000)')
+    const p = await h.app.inject({ url: '/v1/device/a%00b/observations', headers: t.headers })
+    expect(p.statusCode, p.body).toBe(400)
+    expect(p.json().error).toBe('params.deviceId must not contain the NUL character (U+0000)')
+    // An escaped backslash before u0000 is not a NUL.
+    const ok = await post('/v1/score', '{"event":"a\\\\u0000"}')
+    expect(ok.statusCode, ok.body).toBe(200)
+  })
+})
