@@ -65,4 +65,17 @@ export const REGRESSIONS: { op: string; note: string; case: FuzzCase }[] = [
       expect: { kind: 'invalid', field: 'body.constructor.prototype', how: 'constructor.prototype key' },
     },
   },
+  {
+    op: 'POST /v1/lists',
+    note: 'NUL in a stored string answered 500 on PostgreSQL (text cannot hold U+0000); now 400 on both engines',
+    case: {
+      req: {
+        method: 'POST',
+        url: '/v1/lists',
+        headers: JSON_TYPE,
+        payload: '{"list":"allow","type":"user","value":"  \\u0000  \\u0000"}',
+      },
+      expect: { kind: 'invalid', field: 'body.value', how: 'NUL' },
+    },
+  },
 ]
