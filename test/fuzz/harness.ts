@@ -37,6 +37,8 @@ export interface FuzzApp {
   /** Headers that authenticate for an operation (a secret key, or a publishable key with its Origin). */
   auth(op: Operation): Record<string, string>
   tables: string[]
+  /** Per operation: cases by expectation and status, and where the time went (printed by the tests). */
+  tally: Record<string, { cases: Record<string, number>; injectMs: number; countMs: number }>
   close(): Promise<void>
 }
 
@@ -61,6 +63,7 @@ export async function openFuzzApp(engine: Engine = 'sqlite'): Promise<FuzzApp> {
     h,
     operations,
     tables,
+    tally: {},
     auth(op): Record<string, string> {
       if (op.auth === 'publishable') return { 'x-api-key': pk.apiKey, origin: ORIGIN }
       if (op.auth === 'none') return {}
@@ -88,7 +91,9 @@ const show = (c: FuzzCase) =>
  * only a documented non-error status (or a refusal the service documents, naming the field).
  */
 export async function checkCase(f: FuzzApp, op: Operation, c: FuzzCase): Promise<void> {
+  const t0 = performance.now()
   const before = c.expect.kind === 'invalid' ? await rowCounts(f) : null
+  const t1 = performance.now()
   const res = await f.h.app.inject({
     method: c.req.method,
     url: c.req.url,
@@ -96,6 +101,12 @@ export async function checkCase(f: FuzzApp, op: Operation, c: FuzzCase): Promise
     ...(c.req.payload !== undefined ? { payload: c.req.payload } : {}),
     remoteAddress: '73.162.10.20',
   })
+  const t2 = performance.now()
+  const tally = (f.tally[op.id] ??= { cases: {}, injectMs: 0, countMs: 0 })
+  const key = `${c.expect.kind} ${res.statusCode}`
+  tally.cases[key] = (tally.cases[key] ?? 0) + 1
+  tally.injectMs += t2 - t1
+  tally.countMs += t1 - t0
   const where = `${show(c)}\n→ ${res.statusCode} ${res.body.slice(0, 400)}`
   expect(res.statusCode, `5xx: ${where}`).toBeLessThan(500)
   let body: { error?: unknown; code?: unknown; request_id?: unknown } = {}
@@ -124,6 +135,8 @@ export async function checkCase(f: FuzzApp, op: Operation, c: FuzzCase): Promise
       const names = typeof field === 'string' ? error.includes(field) : field.test(error)
       expect(names, `400 does not name ${String(field)} (${c.expect.how}): ${where}`).toBe(true)
     }
+    const t3 = performance.now()
     expect(await rowCounts(f), `refused request wrote rows: ${where}`).toEqual(before)
+    tally.countMs += performance.now() - t3
   }
 }

@@ -23,7 +23,10 @@ describe.skipIf(!hasPg)('fuzzing from the OpenAPI document on PostgreSQL', () =>
         fc.asyncProperty(caseArb(op, f.auth(op)), (c) => checkCase(f, op, c)),
         { seed: FUZZ_SEED, numRuns: FUZZ_PG_RUNS },
       )
-      console.log(`fuzz (postgres) ${op.id}: ${FUZZ_PG_RUNS} cases in ${Date.now() - started} ms`)
+      const t = f.tally[op.id]
+      console.log(
+        `fuzz (postgres) ${op.id}: ${FUZZ_PG_RUNS} cases in ${Date.now() - started} ms (requests ${Math.round(t?.injectMs ?? 0)} ms, row counts ${Math.round(t?.countMs ?? 0)} ms) ${JSON.stringify(t?.cases)}`,
+      )
     }
   }, 1_800_000)
 })

@@ -80,7 +80,10 @@ describe('fuzzing from the OpenAPI document', () => {
         { seed: FUZZ_SEED, numRuns: FUZZ_RUNS },
       )
       // Figures for docs/reliability.md.
-      console.log(`fuzz ${id}: ${FUZZ_RUNS} cases in ${Date.now() - started} ms (seed ${FUZZ_SEED})`)
+      const t = f.tally[id]
+      console.log(
+        `fuzz ${id}: ${FUZZ_RUNS} cases in ${Date.now() - started} ms (seed ${FUZZ_SEED}; requests ${Math.round(t?.injectMs ?? 0)} ms, row counts ${Math.round(t?.countMs ?? 0)} ms) ${JSON.stringify(t?.cases)}`,
+      )
     },
     1_800_000,
   )
