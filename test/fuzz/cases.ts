@@ -233,6 +233,20 @@ export function caseArb(op: Operation, auth: Record<string, string>): fc.Arbitra
           ),
         ),
     })
+  // A query parameter sent twice arrives as an array: refused as the wrong type, naming it.
+  const names = Object.keys(op.query)
+  if (names.length > 0)
+    kinds.push({
+      weight: 1,
+      arbitrary: fc.tuple(parts, fc.constantFrom(...names)).map(([p, name]): FuzzCase => {
+        const req = request(op, auth, p)
+        const sep = req.url.includes('?') ? '&' : '?'
+        return {
+          req: { ...req, url: `${req.url}${sep}${name}=1&${name}=2` },
+          expect: { kind: 'invalid', field: `query.${name}`, how: 'query parameter sent twice' },
+        }
+      }),
+    })
   // Bytes no client should send in a URL: a lone surrogate's UTF-8 form, stray percent signs.
   kinds.push({
     weight: 1,
