@@ -41,24 +41,31 @@ export function checkJsonShape(text: string): void {
     if (c === 0x22 /* " */) {
       const start = i
       let nul = false
-      for (i++; i < n; i++) {
-        const d = text.charCodeAt(i)
-        if (d === 0x5c /* \ */) {
-          if (text.startsWith('u0000', i + 1)) nul = true
-          i++
-        } else if (d === 0x22) break
+      let escaped = false
+      // Jump to the closing quote; only a string with a backslash is walked escape by escape.
+      let close = text.indexOf('"', i + 1)
+      let slash = text.indexOf('\\', i + 1)
+      while (slash !== -1 && close !== -1 && slash < close) {
+        escaped = true
+        if (text.startsWith('u0000', slash + 1)) nul = true
+        if (close === slash + 1) close = text.indexOf('"', close + 1)
+        slash = text.indexOf('\\', slash + 2)
       }
+      if (close === -1) return
+      i = close
       const top = stack[stack.length - 1]
       if (!top || top.keys === null || pendingKey !== null) {
         if (nul) throw nulRefused(valuePath(top, pendingKey))
         continue
       }
       // A string in an object not preceded by a key is a key (its ':' follows); decode its escapes.
-      let key: string
-      try {
-        key = JSON.parse(text.slice(start, i + 1)) as string
-      } catch {
-        return
+      let key = text.slice(start + 1, i)
+      if (escaped) {
+        try {
+          key = JSON.parse(text.slice(start, i + 1)) as string
+        } catch {
+          return
+        }
       }
       if (nul) throw nulRefused(member(top.path, key))
       if (key === '__proto__' || (key === 'prototype' && top.underConstructor))

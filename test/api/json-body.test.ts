@@ -93,6 +93,11 @@ describe('JSON bodies', () => {
     expect(() => checkJsonShape('{"a":[1,{"a":2}],"b":{"a":3}}')).not.toThrow()
     expect(() => checkJsonShape('{"a":"\\"","b":"}"}')).not.toThrow()
     expect(() => checkJsonShape('{{{{')).not.toThrow()
+    expect(() => checkJsonShape('{"a":"unterminated')).not.toThrow()
+    // Escaped quotes and backslashes do not end a string early: the second "a" is still found.
+    expect(() => checkJsonShape('{"a":"x\\"y\\\\","a":1}')).toThrow('body.a is sent more than once')
+    expect(() => checkJsonShape('{"a\\"":1,"a\\"":2}')).toThrow('body.a" is sent more than once')
+    expect(() => checkJsonShape('{"a":"\\\\u0000","b":"\\u0000"}')).toThrow('body.b must not contain')
   })
 })
 
