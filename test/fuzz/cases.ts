@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import type { FuzzCase, FuzzRequest } from './harness.js'
-import { type Operation, QUERY_RANGE_REFUSALS, SAMPLES } from './operations.js'
+import { FIT, type Operation, QUERY_RANGE_REFUSALS, SAMPLES } from './operations.js'
 import { breakages, type JsonSchema, toJson, unit, validArb } from './schema-arbitrary.js'
 
 /** The parts of one request: body (undefined when the route takes none), query and path values. */
@@ -19,8 +19,10 @@ function partsArb(op: Operation): fc.Arbitrary<Parts> {
   for (const [name, q] of Object.entries(op.query)) query[name] = validArb(q.schema, SAMPLES, name)
   const params: Record<string, fc.Arbitrary<unknown>> = {}
   for (const [name, p] of Object.entries(op.params)) params[name] = validArb(p, SAMPLES, name)
+  const fit = FIT[op.id]
+  const body = op.body ? validArb(op.body, SAMPLES) : fc.constant(undefined)
   return fc.record({
-    body: op.body ? validArb(op.body, SAMPLES) : fc.constant(undefined),
+    body: fit ? fc.tuple(body, fc.boolean()).chain(([b, fits]) => (fits ? fit(b) : fc.constant(b))) : body,
     query: fc
       .record(query, { requiredKeys: Object.keys(op.query).filter((k) => op.query[k]?.required) })
       .filter((q) => Object.values(q).every((v) => wellFormed(String(v)))) as fc.Arbitrary<

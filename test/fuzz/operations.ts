@@ -150,3 +150,23 @@ export const SERVICE_REFUSALS: Record<string, RegExp[]> = {
 
 /** Query numbers out of the route's range: schema-valid digit strings the route refuses, naming them. */
 export const QUERY_RANGE_REFUSALS = ['0', '99999999', '999999999999']
+
+/** A list row's value made to fit its type (an IP for `ip`, an address for `email`). */
+function fitRow(row: unknown): fc.Arbitrary<unknown> {
+  const r = row as { type?: string; value?: string }
+  if (r.type === 'ip') return ip.map((value) => ({ ...r, value }))
+  if (r.type === 'email') return email.map((value) => ({ ...r, value }))
+  return fc.constant(row)
+}
+
+/**
+ * Where one field's meaning depends on another, half the valid bodies are made to fit, so that the
+ * write path is reached as often as the service's own refusal (SERVICE_REFUSALS).
+ */
+export const FIT: Record<string, (body: unknown) => fc.Arbitrary<unknown>> = {
+  'POST /v1/lists': fitRow,
+  'POST /v1/batch/lists': (body) => {
+    const rows = (body as { rows: unknown[] }).rows
+    return fc.tuple(...rows.map(fitRow)).map((fitted) => ({ ...(body as object), rows: fitted }))
+  },
+}
