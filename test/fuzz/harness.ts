@@ -7,7 +7,7 @@ import { BEACON, type Operation, operationsOf, SERVICE_REFUSALS } from './operat
 export const FUZZ_RUNS = Number(process.env['FUZZ_RUNS'] ?? 2000)
 export const FUZZ_SEED = Number(process.env['FUZZ_SEED'] ?? 20261123)
 /** Fewer on PostgreSQL (a round trip per statement): the same properties, as a second opinion. */
-export const FUZZ_PG_RUNS = Number(process.env['FUZZ_PG_RUNS'] ?? 200)
+export const FUZZ_PG_RUNS = Number(process.env['FUZZ_PG_RUNS'] ?? 500)
 
 export const ORIGIN = 'https://shop.example'
 const LOTS = 1_000_000_000
