@@ -29,8 +29,7 @@ function valuePath(top: Frame | undefined, pendingKey: string | null): string {
  * Checks the shape of a JSON text in one pass before it is parsed, naming the field at fault: a key
  * sent twice in one object (JSON.parse would keep the last copy silently), `__proto__` and
  * `constructor.prototype` keys (prototype poisoning), a NUL character in any string, and nesting past
- * MAX_JSON_DEPTH. Iterative, so
- * any nesting costs no stack. Syntax errors are left to JSON.parse.
+ * MAX_JSON_DEPTH. Iterative, so any nesting costs no stack. Syntax errors are left to JSON.parse.
  */
 export function checkJsonShape(text: string): void {
   const stack: Frame[] = []
@@ -98,7 +97,8 @@ export function checkJsonShape(text: string): void {
 
 /** Query and path values with a NUL character are refused like body strings, naming the parameter. */
 export function registerNoNul(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  // Callback style: no promise per request on the scoring path.
+  app.addHook('preValidation', (request, _reply, done) => {
     for (const [context, values] of [
       ['params', request.params],
       ['query', request.query],
@@ -107,9 +107,10 @@ export function registerNoNul(app: FastifyInstance): void {
       for (const [k, v] of Object.entries(values as Record<string, unknown>)) {
         const texts = Array.isArray(v) ? v : [v]
         if (k.includes('\u0000') || texts.some((t) => typeof t === 'string' && t.includes('\u0000')))
-          throw nulRefused(`${context}.${k}`)
+          return done(nulRefused(`${context}.${k}`))
       }
     }
+    done()
   })
 }
 
