@@ -19,10 +19,12 @@ function partsArb(op: Operation): fc.Arbitrary<Parts> {
   for (const [name, q] of Object.entries(op.query)) query[name] = validArb(q.schema, SAMPLES, name)
   const params: Record<string, fc.Arbitrary<unknown>> = {}
   for (const [name, p] of Object.entries(op.params)) params[name] = validArb(p, SAMPLES, name)
-  const fit = FIT[op.id]
+  const fitBody = FIT[op.id]
   const body = op.body ? validArb(op.body, SAMPLES) : fc.constant(undefined)
   return fc.record({
-    body: fit ? fc.tuple(body, fc.boolean()).chain(([b, fits]) => (fits ? fit(b) : fc.constant(b))) : body,
+    body: fitBody
+      ? fc.tuple(body, fc.boolean()).chain(([b, fits]) => (fits ? fitBody(b) : fc.constant(b)))
+      : body,
     query: fc
       .record(query, { requiredKeys: Object.keys(op.query).filter((k) => op.query[k]?.required) })
       .filter((q) => Object.values(q).every((v) => wellFormed(String(v)))) as fc.Arbitrary<

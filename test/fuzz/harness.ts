@@ -104,7 +104,8 @@ export async function checkCase(f: FuzzApp, op: Operation, c: FuzzCase): Promise
     remoteAddress: '73.162.10.20',
   })
   const t2 = performance.now()
-  const tally = (f.tally[op.id] ??= { cases: {}, injectMs: 0, countMs: 0 })
+  const tally = f.tally[op.id] ?? { cases: {}, injectMs: 0, countMs: 0 }
+  f.tally[op.id] = tally
   const key = `${c.expect.kind} ${res.statusCode}`
   tally.cases[key] = (tally.cases[key] ?? 0) + 1
   tally.injectMs += t2 - t1
