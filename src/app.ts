@@ -11,6 +11,7 @@ import {
   registerErrorHandling,
 } from './plugins/errors.js'
 import { registerGuard } from './plugins/guard.js'
+import { registerJsonBody, registerNoNul } from './plugins/json-body.js'
 import { registerOpenApi } from './plugins/openapi.js'
 import { registerBeaconRoutes, registerBeaconScriptRoutes } from './routes/beacon.js'
 import { registerCheckRoutes } from './routes/checks.js'
@@ -81,6 +82,8 @@ export async function buildApp(opts: AppOptions): Promise<App> {
 
   // A JSON API: other content types are 415 rather than strings that fail validation.
   app.removeContentTypeParser('text/plain')
+  registerJsonBody(app)
+  registerNoNul(app)
 
   // Built once; each request's context is a view over it (src/context.ts).
   const services = composeServices(opts)

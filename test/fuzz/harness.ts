@@ -1,0 +1,145 @@
+import { expect } from 'vitest'
+import { issueKey } from '../../src/services/tenants.js'
+import { build, type Engine, type Harness } from '../helpers/build.js'
+import { BEACON, type Operation, operationsOf, SERVICE_REFUSALS } from './operations.js'
+
+/** Runs and seed: fixed in CI, overridden with FUZZ_RUNS / FUZZ_SEED (see docs/reliability.md). */
+export const FUZZ_RUNS = Number(process.env['FUZZ_RUNS'] ?? 2000)
+export const FUZZ_SEED = Number(process.env['FUZZ_SEED'] ?? 20261123)
+/** Fewer on PostgreSQL (a round trip per statement): the same properties, as a second opinion. */
+export const FUZZ_PG_RUNS = Number(process.env['FUZZ_PG_RUNS'] ?? 500)
+
+export const ORIGIN = 'https://shop.example'
+const LOTS = 1_000_000_000
+
+/** One request as app.inject takes it; the body is always text, so anything can be sent. */
+export interface FuzzRequest {
+  method: Operation['method']
+  url: string
+  headers: Record<string, string>
+  payload?: string
+}
+
+/** What the answer must be: a valid request, an invalid one (refused, naming `field`), or only "not a 5xx". */
+export type Expectation =
+  | { kind: 'valid' }
+  | { kind: 'invalid'; field: string | RegExp; how: string; statuses?: number[] }
+  | { kind: 'any'; how: string }
+
+export interface FuzzCase {
+  req: FuzzRequest
+  expect: Expectation
+}
+
+export interface FuzzApp {
+  h: Harness
+  operations: Operation[]
+  /** Headers that authenticate for an operation (a secret key, or a publishable key with its Origin). */
+  auth(op: Operation): Record<string, string>
+  tables: string[]
+  /** Per operation: cases by expectation and status, and where the time went (printed by the tests). */
+  tally: Record<string, { cases: Record<string, number>; injectMs: number; countMs: number }>
+  close(): Promise<void>
+}
+
+/** The real app with one tenant whose rate limit and quota are too large to matter. */
+export async function openFuzzApp(engine: Engine = 'sqlite'): Promise<FuzzApp> {
+  const h = await build({ engine, keylessRateLimit: LOTS, authFailureLimit: LOTS })
+  const t = await h.tenant({ rateLimit: LOTS, monthlyQuota: LOTS })
+  const pk = await issueKey(h.store, h.clock, t.tenantId, { publishable: { origins: [ORIGIN] } })
+  const doc = (await h.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json()
+  const operations = [...operationsOf(doc), BEACON]
+  const tables = (
+    engine === 'sqlite'
+      ? await h.store.db.all<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+        )
+      : await h.store.db.all<{ name: string }>(
+          `SELECT table_name AS name FROM information_schema.tables
+            WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
+        )
+  ).map((r) => r.name)
+  return {
+    h,
+    operations,
+    tables,
+    tally: {},
+    auth(op): Record<string, string> {
+      if (op.auth === 'publishable') return { 'x-api-key': pk.apiKey, origin: ORIGIN }
+      if (op.auth === 'none') return {}
+      return t.headers
+    },
+    close: () => h.close(),
+  }
+}
+
+/** Row count of every table, in one statement (one round trip on PostgreSQL). */
+export async function rowCounts(f: FuzzApp): Promise<Record<string, number>> {
+  const cols = f.tables.map((t, i) => `(SELECT count(*) FROM "${t}") AS c${i}`).join(', ')
+  const [row] = await f.h.store.db.all<Record<string, number | string>>(`SELECT ${cols}`)
+  const out: Record<string, number> = {}
+  f.tables.forEach((t, i) => {
+    out[t] = Number(row?.[`c${i}`] ?? 0)
+  })
+  return out
+}
+
+const show = (c: FuzzCase) =>
+  `${c.req.method} ${c.req.url.slice(0, 300)} ${JSON.stringify(c.req.headers)} ${(c.req.payload ?? '').slice(0, 600)}`
+
+/**
+ * The properties, for one case: never a 5xx, every error in the documented shape; an invalid request
+ * is refused with 400 (or its stated status) naming the field, and writes nothing; a valid one gets
+ * only a documented non-error status (or a refusal the service documents, naming the field).
+ */
+export async function checkCase(f: FuzzApp, op: Operation, c: FuzzCase): Promise<void> {
+  const t0 = performance.now()
+  const before = c.expect.kind === 'invalid' ? await rowCounts(f) : null
+  const t1 = performance.now()
+  const res = await f.h.app.inject({
+    method: c.req.method,
+    url: c.req.url,
+    headers: c.req.headers,
+    ...(c.req.payload !== undefined ? { payload: c.req.payload } : {}),
+    remoteAddress: '73.162.10.20',
+  })
+  const t2 = performance.now()
+  const tally = f.tally[op.id] ?? { cases: {}, injectMs: 0, countMs: 0 }
+  f.tally[op.id] = tally
+  const key = `${c.expect.kind} ${res.statusCode}`
+  tally.cases[key] = (tally.cases[key] ?? 0) + 1
+  tally.injectMs += t2 - t1
+  tally.countMs += t1 - t0
+  const where = `${show(c)}\n→ ${res.statusCode} ${res.body.slice(0, 400)}`
+  expect(res.statusCode, `5xx: ${where}`).toBeLessThan(500)
+  let body: { error?: unknown; code?: unknown; request_id?: unknown } = {}
+  if (res.statusCode >= 400) {
+    body = res.json()
+    expect(typeof body.error, `error body: ${where}`).toBe('string')
+    expect(typeof body.code, `error body: ${where}`).toBe('string')
+    expect(typeof body.request_id, `error body: ${where}`).toBe('string')
+  }
+  const error = String(body.error ?? '')
+  if (c.expect.kind === 'valid') {
+    if (res.statusCode === 400) {
+      const allowed = (SERVICE_REFUSALS[op.id] ?? []).concat(/^query\.\w+ must be at (least|most) \d+$/)
+      expect(
+        allowed.some((re) => re.test(error)),
+        `schema-valid request refused: ${where}`,
+      ).toBe(true)
+    } else {
+      expect(op.validStatuses, `valid request, undocumented status: ${where}`).toContain(res.statusCode)
+    }
+  } else if (c.expect.kind === 'invalid') {
+    const statuses = c.expect.statuses ?? [400]
+    expect(statuses, `invalid (${c.expect.how}) not refused: ${where}`).toContain(res.statusCode)
+    if (res.statusCode === 400) {
+      const field = c.expect.field
+      const names = typeof field === 'string' ? error.includes(field) : field.test(error)
+      expect(names, `400 does not name ${String(field)} (${c.expect.how}): ${where}`).toBe(true)
+    }
+    const t3 = performance.now()
+    expect(await rowCounts(f), `refused request wrote rows: ${where}`).toEqual(before)
+    tally.countMs += performance.now() - t3
+  }
+}

@@ -1,0 +1,172 @@
+import fc from 'fast-check'
+import { BeaconRequest } from '../../src/schemas/beacon.js'
+import { DNS_ZONES } from '../helpers/intel.js'
+import type { JsonSchema, Samples } from './schema-arbitrary.js'
+
+/** One operation of the OpenAPI document (plus the beacon, which the document leaves out). */
+export interface Operation {
+  id: string
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  /** `/v1/lists/{id}` */
+  path: string
+  auth: 'key' | 'optional' | 'none' | 'publishable'
+  body: JsonSchema | null
+  query: Record<string, { schema: JsonSchema; required: boolean }>
+  params: Record<string, JsonSchema>
+  /** Whether unknown query parameters are refused (every documented route declares its query). */
+  strictQuery: boolean
+  /** Statuses a schema-valid request may get: the documented ones, less 400, 401, 429 and 5xx. */
+  validStatuses: number[]
+}
+
+interface OpenApiParameter {
+  in: 'query' | 'path' | 'header'
+  name: string
+  required?: boolean
+  schema: JsonSchema
+}
+
+interface OpenApiOperation {
+  security?: unknown[]
+  parameters?: OpenApiParameter[]
+  requestBody?: { content: Record<string, { schema: JsonSchema }> }
+  responses: Record<string, unknown>
+}
+
+/** Statuses no schema-valid request with a working key and ample limits may get. */
+const NEVER_FOR_VALID = new Set([400, 401, 413, 415, 429])
+
+/** Routes usable without a key (the document marks them `security: []`; `optional` takes one too). */
+const OPTIONAL_KEY = new Set(['GET /v1/ip', 'POST /v1/check'])
+
+export function operationsOf(doc: { paths: Record<string, Record<string, OpenApiOperation>> }): Operation[] {
+  const out: Operation[] = []
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    for (const [m, op] of Object.entries(ops)) {
+      const method = m.toUpperCase() as Operation['method']
+      const id = `${method} ${path}`
+      const keyless = Array.isArray(op.security) && op.security.length === 0
+      const query: Operation['query'] = {}
+      const params: Operation['params'] = {}
+      for (const p of op.parameters ?? []) {
+        if (p.in === 'query') query[p.name] = { schema: p.schema, required: p.required === true }
+        if (p.in === 'path') params[p.name] = p.schema
+      }
+      out.push({
+        id,
+        method,
+        path,
+        auth: keyless ? (OPTIONAL_KEY.has(id) ? 'optional' : 'none') : 'key',
+        body: op.requestBody?.content['application/json']?.schema ?? null,
+        query,
+        params,
+        strictQuery: true,
+        validStatuses: Object.keys(op.responses)
+          .map(Number)
+          .filter((s) => s < 500 && !NEVER_FOR_VALID.has(s)),
+      })
+    }
+  }
+  return out
+}
+
+/** POST /v1/beacon is hidden from the document (only the browser library calls it): its schema is the source's. */
+export const BEACON: Operation = {
+  id: 'POST /v1/beacon',
+  method: 'POST',
+  path: '/v1/beacon',
+  auth: 'publishable',
+  body: JSON.parse(JSON.stringify(BeaconRequest)) as JsonSchema,
+  query: {},
+  params: {},
+  strictQuery: false,
+  validStatuses: [200],
+}
+
+/** Mail domains the loopback DNS answers at once (not the silent or failing zones). */
+/** No string may hold NUL (refused on both engines); samples of free text leave it out. */
+const noNul = (s: string) => !s.includes('\u0000')
+
+const MAIL_DOMAINS = Object.keys(DNS_ZONES).filter((d) => !d.startsWith('slow.') && !d.startsWith('broken.'))
+
+const email = fc
+  .tuple(
+    fc.stringMatching(/^[a-z0-9][a-z0-9.+_-]{0,20}$/),
+    fc.constantFrom(...MAIL_DOMAINS, 'gmail.com', 'nx-domain.invalid'),
+  )
+  .map(([l, d]) => `${l}@${d}`)
+  .filter((e) => !e.includes('.@') && !e.includes('..'))
+
+const ip = fc.oneof(
+  fc.ipV4(),
+  fc.ipV6(),
+  fc.constantFrom('127.0.0.1', '::1', '8.8.8.8', '2001:db8::1', '0.0.0.0', '::ffff:1.2.3.4', '185.220.101.1'),
+)
+
+const digitsIn = (min: number, max: number) => fc.integer({ min, max }).map(String)
+
+/**
+ * Known-good samples, by field name (`name:format` first): where the service checks more than the
+ * schema says (an IP must parse, a list value must fit its type, query numbers have bounds), valid
+ * requests draw from these; free-text fields get arbitrary Unicode instead.
+ */
+export const SAMPLES: Samples = {
+  'ip:ip': ip,
+  'email:email': email,
+  'ip:': fc.oneof(ip, fc.string({ maxLength: 45 }).filter(noNul)),
+  'email:': fc.oneof(email, fc.string({ maxLength: 320 }).filter(noNul)),
+  'phone:': fc.oneof(
+    fc.constantFrom('+14155552671', '+442071838750', '4155552671', '+4915112345678'),
+    fc.string().filter(noNul),
+  ),
+  'limit:': digitsIn(1, 200),
+  'offset:': digitsIn(0, 1_000_000),
+  'hours:': digitsIn(1, 87_600),
+  'window_hours:': digitsIn(1, 8760),
+  'id:': fc.oneof(digitsIn(1, 50), fc.stringMatching(/^\d{1,12}$/)),
+  'device_id:': fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string({ maxLength: 256 }).filter(noNul)),
+}
+
+/**
+ * Schema-valid requests the service itself refuses with 400, by operation: checks the schema cannot
+ * express (one field's meaning depends on another, or a query number's range). The answer must still
+ * name the field, and nothing is written. Anything else that is schema-valid must not get a 400.
+ */
+export const SERVICE_REFUSALS: Record<string, RegExp[]> = {
+  'PUT /v1/config': [/^thresholds\.\w+ \(.*\) must not exceed thresholds\.\w+/],
+  'POST /v1/lists': [/^body\.value: /],
+  'POST /v1/batch/lists': [/^body\.rows\[\d+\]\.value: /],
+  'POST /v1/label': [/^send event_id, entities or both$/, /^body\.entities\.(ip|email) is not a valid/],
+  'POST /v1/subject': [
+    /^send at least one of email, phone, ip, device_id, user_id$/,
+    /^body\.ip is not a valid/,
+  ],
+  'POST /v1/forget': [
+    /^send at least one of email, phone, ip, device_id, user_id$/,
+    /^body\.ip is not a valid/,
+  ],
+  'POST /v1/check': [/^body must contain email, ip or both$/],
+}
+
+/** Query numbers out of the route's range: schema-valid digit strings the route refuses, naming them. */
+export const QUERY_RANGE_REFUSALS = ['0', '99999999', '999999999999']
+
+/** A list row's value made to fit its type (an IP for `ip`, an address for `email`). */
+function fitRow(row: unknown): fc.Arbitrary<unknown> {
+  const r = row as { type?: string; value?: string }
+  if (r.type === 'ip') return ip.map((value) => ({ ...r, value }))
+  if (r.type === 'email') return email.map((value) => ({ ...r, value }))
+  return fc.constant(row)
+}
+
+/**
+ * Where one field's meaning depends on another, half the valid bodies are made to fit, so that the
+ * write path is reached as often as the service's own refusal (SERVICE_REFUSALS).
+ */
+export const FIT: Record<string, (body: unknown) => fc.Arbitrary<unknown>> = {
+  'POST /v1/lists': fitRow,
+  'POST /v1/batch/lists': (body) => {
+    const rows = (body as { rows: unknown[] }).rows
+    return fc.tuple(...rows.map(fitRow)).map((fitted) => ({ ...(body as object), rows: fitted }))
+  },
+}
