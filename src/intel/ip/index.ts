@@ -5,6 +5,7 @@ import { AsnTable } from './asn.js'
 import { classifyDatacenter } from './datacenter.js'
 import { GeoDb } from './geo.js'
 import { type IpVersion, parseIp } from './normalize.js'
+import { VPN_OPERATOR_NETWORKS, vpnOperatorOf } from './vpn-operators.js'
 
 export interface IpIntelResult {
   /** Canonical address (IPv4-mapped IPv6 becomes the IPv4 address). */
@@ -23,20 +24,22 @@ export interface IpIntelResult {
   datacenterProvider: string | null
   isTor: boolean
   isVpn: boolean
-  /** VPN operator, only when a loaded list names it; never inferred. */
+  /** VPN operator, only when a loaded list or the built-in operator table names it; never inferred. */
   vpnProvider: string | null
   isProxy: boolean
   isPrivacyRelay: boolean
   /**
    * Whether the list behind each signal is loaded. When false the matching `is*` flag is false only
-   * because nothing is known, not because the address was checked and found clean.
+   * because nothing is known, not because the address was checked and found clean. `vpn` is also true
+   * for an address in a network of the built-in VPN operator table (a definite answer for that
+   * address); the table is partial, so it does not make `vpn` known for other addresses.
    */
   known: { tor: boolean; vpn: boolean; proxy: boolean; relay: boolean }
 }
 
 export interface IntelSource {
   name: string
-  kind: 'package' | 'feed'
+  kind: 'package' | 'feed' | 'curated'
   /** YYYY-MM-DD for packages (build date of the data); full ISO time of the fetch for feeds. */
   dataDate: string | null
   entries: number | null
@@ -108,6 +111,7 @@ class LocalIpIntel implements IpIntel {
     const isTor = f.tor?.ranges?.has(ip) ?? false
     const vpnRange = f.vpn?.ranges?.match(ip)
     const vpnAsn = asn === null ? undefined : f['vpn-asn']?.asns?.get(asn)
+    const vpnOwn = vpnOperatorOf(asn, org)
     const proxyHit =
       (f.proxy?.ranges?.has(ip) ?? false) || (asn !== null && (f['proxy-asn']?.asns?.has(asn) ?? false))
     const dc = classifyDatacenter({ asn, org, feed: f.datacenter?.ranges?.match(ip) })
@@ -115,7 +119,7 @@ class LocalIpIntel implements IpIntel {
     const known = this.known
     // A relay egress is shared by ordinary users of the platform: it is reported only as a relay,
     // even though relay operators' networks also look like hosting or appear on VPN lists.
-    const isVpn = !isPrivacyRelay && (vpnRange !== undefined || vpnAsn !== undefined)
+    const isVpn = !isPrivacyRelay && (vpnRange !== undefined || vpnAsn !== undefined || vpnOwn !== undefined)
     // One object literal with a fixed shape (no spreads): this runs on every request.
     return {
       ip: ip.ip,
@@ -130,10 +134,16 @@ class LocalIpIntel implements IpIntel {
       datacenterProvider: isPrivacyRelay ? null : dc.provider,
       isTor,
       isVpn,
-      vpnProvider: isVpn ? (vpnRange ?? vpnAsn ?? null) : null,
+      // A name from a loaded list wins over the built-in table's.
+      vpnProvider: isVpn ? (vpnRange ?? vpnAsn ?? vpnOwn ?? null) : null,
       isProxy: !isPrivacyRelay && proxyHit,
       isPrivacyRelay,
-      known: { tor: known.tor, vpn: known.vpn, proxy: known.proxy, relay: known.relay },
+      known: {
+        tor: known.tor,
+        vpn: known.vpn || vpnOwn !== undefined,
+        proxy: known.proxy,
+        relay: known.relay,
+      },
     }
   }
 
@@ -171,6 +181,18 @@ class LocalIpIntel implements IpIntel {
         attributionUrl: DBIP_URL,
         loaded: this.geo.hasCity,
       }),
+      {
+        // Committed table of networks VPN operators hold themselves (src/intel/ip/vpn-operators.ts).
+        name: 'vpn-operators',
+        kind: 'curated',
+        dataDate: null,
+        entries: VPN_OPERATOR_NETWORKS.length,
+        licence: null,
+        attribution: null,
+        attributionUrl: null,
+        source: null,
+        loaded: true,
+      },
     ]
     for (const name of FEED_NAMES) {
       const feed = this.feeds[name]

@@ -92,6 +92,7 @@ describe('IpIntel with no feeds loaded', () => {
       'asn',
       'geo-country',
       'geo-city',
+      'vpn-operators',
       'tor',
       'relay',
       'vpn',
