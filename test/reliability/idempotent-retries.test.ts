@@ -118,11 +118,20 @@ describe.each(['sqlite', 'postgres'] as const)('idempotent retries across crashe
     },
     300_000,
   )
+})
 
-  it.skipIf(engine === 'sqlite' || !hasPg)(
+describe('idempotent retries across two nodes on postgres', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'verdict-retries-'))
+  const cleanups: (() => Promise<void>)[] = []
+  afterAll(async () => {
+    for (const c of cleanups) await c()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it.skipIf(!hasPg)(
     'two nodes receiving the same key at once record one event and give the same answer',
     async () => {
-      const env = await setupEnv(engine, dir, cleanups)
+      const env = await setupEnv('postgres', dir, cleanups)
       const apiKey = await tenantKey(env)
       const a = await startServer(env)
       const b = await startServer(env)
