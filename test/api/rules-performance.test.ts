@@ -149,6 +149,20 @@ describe.each<Engine>(['sqlite', 'postgres'])('rule performance on %s', (engine)
     expect(after).toMatchObject({ fraud: 24, legit: 6, precision: 0.8, recall: 1, suggested_weight: 38 })
   })
 
+  run('the window is (now - window_days, now]: an event exactly window_days old is out', async () => {
+    await setup()
+    await scoreLabelled({ device: HEADLESS }, 'fraud')
+    h.clock.advance(DAY - 1)
+    const inside = (await perf('?window_days=1')).json()
+    expect(inside.labelled_events).toBe(1)
+    expect(inside.rules).toEqual([
+      expect.objectContaining({ reason: 'headless_browser', fired: 1, fraud: 1 }),
+    ])
+    h.clock.advance(1)
+    expect((await perf('?window_days=1')).json()).toEqual({ rules: [], window_days: 1, labelled_events: 0 })
+    expect((await perf('?window_days=2')).json().rules[0]).toMatchObject({ fired: 1, fraud: 1 })
+  })
+
   run('an empty window and the bounds of window_days', async () => {
     await setup()
     const empty = await perf()
