@@ -25,6 +25,7 @@ import { registerListRoutes } from './routes/lists.js'
 import { registerLookupRoutes } from './routes/lookups.js'
 import { registerOpenApiRoute } from './routes/openapi.js'
 import { registerPrivacyRoutes } from './routes/privacy.js'
+import { registerRuleRoutes } from './routes/rules.js'
 import { registerScoreRoutes } from './routes/score.js'
 import { registerTrapRoutes } from './routes/traps.js'
 import type { App, RegisteredRoute } from './routes/types.js'
@@ -114,6 +115,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   registerScoreRoutes(app)
   registerEventRoutes(app)
   registerLabelRoutes(app)
+  registerRuleRoutes(app)
   registerPrivacyRoutes(app)
   registerTrapRoutes(app)
   registerDeviceRoutes(app)

@@ -10,6 +10,7 @@ import { auditCommand } from './audit.js'
 import { backupCommand } from './backup.js'
 import { UsageError } from './errors.js'
 import { feeds } from './feeds.js'
+import { reportCommand } from './report.js'
 import { traps } from './traps.js'
 
 export const USAGE = `usage: verdict <command>
@@ -33,9 +34,13 @@ export const USAGE = `usage: verdict <command>
   audit export FILE [--force]       the suppression audit of every tenant, as one JSON file
   audit apply FILE                  add those suppressions and erase again every identifier
                                     they forgot (after a PostgreSQL restore)
+  report rules --tenant TENANT_ID [--window-days N] [--json]
+                                    per reason code: fired, labelled outcomes, precision with its
+                                    95 % interval, recall, suggested weight (a table; --json: JSON)
 
 Tenant, key, backup and restore commands use DATABASE_URL (default ./data/verdict.db); feed commands use
-VERDICT_FEEDS_DIR (default ./data/feeds). Results are JSON on stdout, progress on stderr.`
+VERDICT_FEEDS_DIR (default ./data/feeds). Results are JSON on stdout (report rules: a table unless
+--json), progress on stderr.`
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined
@@ -134,7 +139,7 @@ export async function main(
   }
   let store: Store | undefined
   try {
-    if (!['tenants', 'keys', 'traps', 'feeds', 'backup', 'restore', 'audit'].includes(group))
+    if (!['tenants', 'keys', 'traps', 'feeds', 'backup', 'restore', 'audit', 'report'].includes(group))
       throw new UsageError(`unknown command: ${group}`)
     // The whole configuration is validated before any command runs, as the server does at start.
     const settings: Settings = loadSettings()
@@ -153,6 +158,7 @@ export async function main(
       const hasher = new Hasher(await resolveSecret(store, settings.storage, settings.secret))
       return await auditCommand(sub, rest, store, hasher, out, (line) => io.stderr.write(line))
     }
+    if (group === 'report') return await reportCommand(sub, rest, store, (text) => io.stdout.write(text))
     if (group === 'tenants') await tenants(store, sub, rest, out)
     else await keys(store, sub, rest, out)
     return 0

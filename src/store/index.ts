@@ -17,6 +17,7 @@ import { PostgresDb } from './postgres.js'
 import { PrivacyStore } from './privacy.js'
 import { RestoreStore } from './restore.js'
 import { RetentionStore } from './retention.js'
+import { RulePerformanceStore } from './rule-performance.js'
 import { SqliteDb, type SqliteOptions } from './sqlite.js'
 import { TenantStore } from './tenants.js'
 import { UsageStore } from './usage.js'
@@ -43,6 +44,7 @@ export class Store {
   readonly restore: RestoreStore
   readonly idempotency: IdempotencyStore
   readonly partitions: PartitionStore
+  readonly rulePerformance: RulePerformanceStore
 
   constructor(
     readonly db: Db,
@@ -67,6 +69,7 @@ export class Store {
     this.restore = new RestoreStore(db)
     this.idempotency = new IdempotencyStore(db)
     this.partitions = new PartitionStore(db)
+    this.rulePerformance = new RulePerformanceStore(db)
   }
 
   async close(): Promise<void> {

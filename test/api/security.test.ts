@@ -35,6 +35,7 @@ const CASES: Record<string, SecurityCase> = {
   'POST /v1/batch/score': { payload: { rows: [{ event: 'signup' }] } },
   'GET /v1/events': {},
   'GET /v1/stats': {},
+  'GET /v1/rules/performance': {},
   'POST /v1/label': {
     payload: { label: 'fraud', entities: { ip: '192.0.2.1' } },
     foreign: async (h, a) => {

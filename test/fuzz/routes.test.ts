@@ -57,6 +57,7 @@ describe('fuzzing from the OpenAPI document', () => {
     'POST /v1/batch/score',
     'GET /v1/events',
     'GET /v1/stats',
+    'GET /v1/rules/performance',
     'POST /v1/label',
     'POST /v1/subject',
     'POST /v1/forget',
