@@ -91,6 +91,7 @@ export async function idempotent<T>(
       continue
     }
     if (inFlight.has(slot)) continue
+    let recorded: string | null = null
     const idem: Idem = {
       *claim(nowMs) {
         const ok = yield* ctx.store.idempotency.claim(
@@ -106,15 +107,18 @@ export async function idempotent<T>(
         yield* ctx.store.idempotency.release(tenantId, keyHash)
       },
       *complete(response) {
-        yield* ctx.store.idempotency.complete(tenantId, keyHash, JSON.stringify(response))
+        recorded = JSON.stringify(response)
+        yield* ctx.store.idempotency.complete(tenantId, keyHash, recorded)
       },
     }
     const running = run(idem)
     inFlight.set(slot, running)
     try {
       const response = await running
-      // The response as sent (e.g. with the AI's text, written after the commit) is what retries get.
-      await ctx.store.idempotency.refine(tenantId, keyHash, JSON.stringify(response)).catch(() => {})
+      // The response as sent (e.g. with the AI's text, added after the commit) is what retries get;
+      // written again only when it differs from the one recorded with the request.
+      const sent = JSON.stringify(response)
+      if (sent !== recorded) await ctx.store.idempotency.refine(tenantId, keyHash, sent).catch(() => {})
       return { replayed: false, response }
     } catch (err) {
       if (!(err instanceof KeyTaken)) throw err

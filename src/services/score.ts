@@ -162,18 +162,18 @@ export async function scoreEvent(
   // An over-quota key is refused before any DNS lookup or preparation.
   await assertQuotaFits(ctx, 1)
   const prepared = await prepareEvent(ctx, body)
-  const scored = await ctx.writer.submit(
+  const { scored, out } = await ctx.writer.submit(
     function* (counters, meter) {
       const now = ctx.clock.now()
       yield* claimAndMeter(ctx, idem, 1, now, meter)
       const s = yield* scoreAndRecord(ctx, counters, prepared, now)
+      const response = respond(s)
       // The response is recorded with the event: a retry after a crash gets it, never a second event.
-      yield* idem.complete(respond(s))
-      return s
+      yield* idem.complete(response)
+      return { scored: s, out: response }
     },
     entityLocks(ctx, prepared),
   )
-  const out = respond(scored)
   await explain(ctx, [scored], [out])
   return out
 }
@@ -191,18 +191,18 @@ export async function scoreBatch(
     ctx,
     prepared.map((p) => p.device),
   )
-  const scored = await ctx.writer.submit(
+  const { scored, results } = await ctx.writer.submit(
     function* (counters, meter) {
       const now = ctx.clock.now()
       yield* claimAndMeter(ctx, idem, rows.length, now, meter)
       const out: Scored[] = []
       for (const p of prepared) out.push(yield* scoreAndRecord(ctx, counters, p, now))
-      yield* idem.complete({ results: out.map(respond) })
-      return out
+      const answer = { results: out.map(respond) }
+      yield* idem.complete(answer)
+      return { scored: out, results: answer.results }
     },
     prepared.flatMap((p) => entityLocks(ctx, p)),
   )
-  const results = scored.map(respond)
   await explain(ctx, scored, results)
   return { results }
 }
