@@ -25,6 +25,7 @@ import { registerListRoutes } from './routes/lists.js'
 import { registerLookupRoutes } from './routes/lookups.js'
 import { registerOpenApiRoute } from './routes/openapi.js'
 import { registerPrivacyRoutes } from './routes/privacy.js'
+import { registerReplayRoutes } from './routes/replay.js'
 import { registerRuleRoutes } from './routes/rules.js'
 import { registerScoreRoutes } from './routes/score.js'
 import { registerTrapRoutes } from './routes/traps.js'
@@ -116,6 +117,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   registerEventRoutes(app)
   registerLabelRoutes(app)
   registerRuleRoutes(app)
+  registerReplayRoutes(app)
   registerPrivacyRoutes(app)
   registerTrapRoutes(app)
   registerDeviceRoutes(app)

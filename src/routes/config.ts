@@ -1,7 +1,16 @@
 import { tenantContext } from '../context.js'
 import { errors, NoQuery } from '../schemas/common.js'
-import { ConfigPatch, ConfigView } from '../schemas/config.js'
-import { getConfig, updateConfig } from '../services/config.js'
+import {
+  ConfigPatch,
+  ConfigVersions,
+  ConfigVersionsQuery,
+  ConfigView,
+  SimulateRequest,
+  Simulation,
+} from '../schemas/config.js'
+import { getConfig, listConfigVersions, updateConfig } from '../services/config.js'
+import { simulateConfig } from '../services/simulate.js'
+import { digits } from '../util/query.js'
 import type { App } from './types.js'
 
 export function registerConfigRoutes(app: App): void {
@@ -30,5 +39,40 @@ export function registerConfigRoutes(app: App): void {
       },
     },
     async (request) => updateConfig(tenantContext(request), request.body),
+  )
+
+  app.get(
+    '/v1/config/versions',
+    {
+      schema: {
+        summary:
+          "The tenant's configuration versions, newest first, each with its full effective configuration",
+        tags: ['config'],
+        querystring: ConfigVersionsQuery,
+        response: { 200: ConfigVersions, ...errors(400, 401, 429) },
+      },
+    },
+    async (request) =>
+      listConfigVersions(
+        tenantContext(request),
+        digits(request.query.limit, 'query.limit', { fallback: 20, min: 1, max: 100 }),
+        digits(request.query.offset, 'query.offset', { fallback: 0 }),
+      ),
+  )
+
+  app.post(
+    '/v1/config/simulate',
+    {
+      schema: {
+        summary: 'What-if: decide recent events again under a proposed change, without saving anything',
+        description:
+          'The proposal is merged onto the current overrides and validated as PUT /v1/config validates it. Each event is decided under the current configuration and under the proposal; labelled events give precision and recall of block and of review for both. See docs/outcomes.md.',
+        tags: ['config'],
+        querystring: NoQuery,
+        body: SimulateRequest,
+        response: { 200: Simulation, ...errors(400, 401, 429) },
+      },
+    },
+    async (request) => simulateConfig(tenantContext(request), request.body),
   )
 }

@@ -8,23 +8,56 @@ import {
   type ThresholdKey,
   type WeightKey,
 } from '../scoring/config.js'
+import type { Overrides } from '../store/config.js'
 
 export interface ConfigView {
+  version: number
   overrides: ConfigOverrides
   effective: ScoringConfig
 }
 
-export async function getConfig(ctx: TenantContext): Promise<ConfigView> {
-  const overrides = (await ctx.store.config.overrides(ctx.tenant.id)) as ConfigOverrides
-  return { overrides, effective: effectiveConfig(overrides) }
+export type ConfigPatch = {
+  weights?: Partial<Record<WeightKey, number>>
+  thresholds?: Partial<Record<ThresholdKey, number>>
 }
 
-/** Applies only the keys sent; the whole change is refused (nothing written) if the result is inconsistent. */
-export async function updateConfig(
-  ctx: TenantContext,
-  patch: { weights?: Partial<Record<WeightKey, number>>; thresholds?: Partial<Record<ThresholdKey, number>> },
-): Promise<ConfigView> {
-  const merged = (await ctx.store.config.set(
+export interface ConfigVersion {
+  id: number
+  createdMs: number
+  config: ScoringConfig
+}
+
+const view = (version: number, overrides: Overrides): ConfigView => ({
+  version,
+  overrides: overrides as ConfigOverrides,
+  effective: effectiveConfig(overrides as ConfigOverrides),
+})
+
+/** The effective configuration in one canonical JSON form (key order fixed by the defaults). */
+const render = (o: Overrides) => JSON.stringify(effectiveConfig(o as ConfigOverrides))
+
+export async function getConfig(ctx: TenantContext): Promise<ConfigView> {
+  const c = await ctx.store.config.current(ctx.tenant.id)
+  return view(c.version, c.overrides)
+}
+
+/** The stored overrides with a patch applied (keys not sent keep their value), refused when inconsistent. */
+export function mergedConfig(overrides: Overrides, patch: ConfigPatch): ScoringConfig {
+  const merged = effectiveConfig({
+    weights: { ...overrides.weights, ...patch.weights },
+    thresholds: { ...overrides.thresholds, ...patch.thresholds },
+  } as ConfigOverrides)
+  const problem = configProblem(merged)
+  if (problem) throw badRequest(problem)
+  return merged
+}
+
+/**
+ * Applies only the keys sent; the whole change is refused (nothing written) if the result is
+ * inconsistent. A change of the effective configuration makes a new version.
+ */
+export async function updateConfig(ctx: TenantContext, patch: ConfigPatch): Promise<ConfigView> {
+  const stored = await ctx.store.config.set(
     ctx.tenant.id,
     {
       weights: { ...patch.weights } as Record<string, number>,
@@ -34,6 +67,42 @@ export async function updateConfig(
       const problem = configProblem(effectiveConfig(o as ConfigOverrides))
       if (problem) throw badRequest(problem)
     },
-  )) as ConfigOverrides
-  return { overrides: merged, effective: effectiveConfig(merged) }
+    render,
+    ctx.clock.now(),
+  )
+  return view(stored.version, stored.overrides)
+}
+
+/**
+ * The tenant's config versions, newest first. A tenant that never changed its configuration has only
+ * version 0, which is then not stored yet: it is its current configuration since it was created.
+ */
+export async function listConfigVersions(
+  ctx: TenantContext,
+  limit: number,
+  offset: number,
+): Promise<{ versions: ConfigVersion[] }> {
+  const rows = await ctx.store.config.versions(ctx.tenant.id, limit, offset)
+  const versions = rows.map((r) => ({
+    id: r.version,
+    createdMs: r.createdMs,
+    config: JSON.parse(r.config) as ScoringConfig,
+  }))
+  if (rows.length === 0 && offset === 0) {
+    const c = await ctx.store.config.current(ctx.tenant.id)
+    if (c.version === 0) {
+      versions.push({ id: 0, createdMs: ctx.tenant.createdMs, config: view(0, c.overrides).effective })
+    }
+  }
+  return { versions }
+}
+
+/** The effective configuration a version named; null when the tenant has no such version. */
+export async function configOfVersion(ctx: TenantContext, version: number): Promise<ScoringConfig | null> {
+  const stored = await ctx.store.config.versionConfig(ctx.tenant.id, version)
+  if (stored !== null) return JSON.parse(stored) as ScoringConfig
+  if (version !== 0) return null
+  // Version 0 is stored by the first change; until then it is the tenant's current configuration.
+  const c = await ctx.store.config.current(ctx.tenant.id)
+  return c.version === 0 ? effectiveConfig(c.overrides as ConfigOverrides) : null
 }

@@ -6,7 +6,7 @@ import { effectiveConfig } from '../scoring/config.js'
 import type { NetworkSignals } from '../scoring/network.js'
 import type { DeviceFlags, ListMatch, TlsSignals } from '../scoring/types.js'
 import type { BeaconObservation } from '../store/beacons.js'
-import type { Overrides } from '../store/config.js'
+import type { StoredConfig } from '../store/config.js'
 import type { ListKey } from '../store/lists.js'
 import type { EventAttributes } from '../store/scored-event.js'
 import { latestBeacon, mergeDeviceFlags } from './beacon.js'
@@ -27,6 +27,8 @@ export interface PreparedEvent {
   timezone: { zone: string; countries: string[] | null } | null
   lists: ListMatch[]
   config: ScoringConfig
+  /** The tenant's config version `config` is. */
+  configVersion: number
   /** Device resolution (token, rung, identity); history is read later, on the write transaction. */
   device: DeviceResolution
   /** The tenant's latest beacon of this device_id (last 30 minutes): what the browser itself showed. */
@@ -50,7 +52,7 @@ const present = (s: string | undefined): string | null =>
 export async function prepareEvent(
   ctx: TenantContext,
   body: ScoreBody,
-  overrides?: Overrides,
+  storedConfig?: StoredConfig,
 ): Promise<PreparedEvent> {
   const userId = present(body.user_id)
   const deviceId = present(body.device_id)
@@ -92,7 +94,7 @@ export async function prepareEvent(
   const now = ctx.clock.now()
   const [matches, stored, device, network, beacon] = await Promise.all([
     ctx.store.lists.match(ctx.tenant.id, listKeys),
-    overrides ? Promise.resolve(overrides) : ctx.store.config.cachedOverrides(ctx.tenant.id),
+    storedConfig ? Promise.resolve(storedConfig) : ctx.store.config.cached(ctx.tenant.id),
     resolveDevice(ctx, { fingerprint: deviceId, token: present(body.device_token), ip: lookup }),
     gatherNetwork(ctx, attributes, now),
     latestBeacon(ctx, deviceId, now),
@@ -105,7 +107,8 @@ export async function prepareEvent(
     email,
     timezone: zone ? { zone, countries: ctx.intel.timezoneCountries(zone) } : null,
     lists: matches.map((m) => ({ list: m.list, type: m.type })),
-    config: effectiveConfig(stored as ConfigOverrides),
+    config: effectiveConfig(stored.overrides as ConfigOverrides),
+    configVersion: stored.version,
     device,
     beacon,
     deviceFlags: mergeDeviceFlags(body.device, beacon),

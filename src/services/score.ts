@@ -5,7 +5,8 @@ import { VELOCITY_WINDOW_MS } from '../scoring/checks/velocity.js'
 import { score } from '../scoring/engine.js'
 import { templateExplanation } from '../scoring/explain.js'
 import { OUTSIDE_SIGNAL_CODES } from '../scoring/reasons.js'
-import type { EngineResult } from '../scoring/types.js'
+import { RULES_VERSION, recordInput } from '../scoring/recorded.js'
+import type { EngineInput, EngineResult } from '../scoring/types.js'
 import type { GroupCounters } from '../store/aggregates.js'
 import type { Work } from '../store/db.js'
 import type { GroupMeter } from '../store/group-meter.js'
@@ -52,7 +53,7 @@ function* scoreAndRecord(
     ? yield* ctx.store.events.ipAccounts(a.tenantId, a.ipHash, now - VELOCITY_WINDOW_MS, a.userId)
     : null
   const dev = yield* deviceHistory(ctx, a, now)
-  const result = score({
+  const input: EngineInput = {
     config: p.config,
     lists: p.lists,
     eventCountry: p.body.event_country?.trim() || null,
@@ -64,12 +65,14 @@ function* scoreAndRecord(
     history: { ipAccounts, device: dev?.history ?? null },
     network: p.network,
     tls: p.tls,
-  })
+  }
+  const result = score(input)
   const event: ScoredEvent = {
     id: uuidv7(now),
     createdMs: now,
     attributes: a,
     result,
+    decidedBy: { configVersion: p.configVersion, rulesVersion: RULES_VERSION, input: recordInput(input) },
     asnBad: countsAsBadForAsn(result, p.config.thresholds.block),
   }
   yield* ctx.store.events.insert(event)
@@ -185,8 +188,8 @@ export async function scoreBatch(
   idem: Idem = NO_IDEM,
 ): Promise<{ results: ScoreResponse[] }> {
   await assertQuotaFits(ctx, rows.length)
-  const overrides = await ctx.store.config.cachedOverrides(ctx.tenant.id)
-  const prepared = await mapLimit(rows, 32, (row) => prepareEvent(ctx, row, overrides))
+  const config = await ctx.store.config.cached(ctx.tenant.id)
+  const prepared = await mapLimit(rows, 32, (row) => prepareEvent(ctx, row, config))
   linkWithinBatch(
     ctx,
     prepared.map((p) => p.device),

@@ -74,9 +74,10 @@ export interface EventFilter {
 /** History counts stop here; config thresholds are bounded to 0-100. */
 export const ACCOUNT_COUNT_CAP = 100
 
-const INSERT_EVENT = `INSERT INTO events (${EVENT_COLUMNS}, asn_bad) VALUES (${EVENT_COLUMNS.split(',')
-  .map(() => '?')
-  .join(', ')}, ?)`
+const INSERT_EVENT = `INSERT INTO events (${EVENT_COLUMNS}, asn_bad, config_version, rules_version, inputs)
+  VALUES (${EVENT_COLUMNS.split(',')
+    .map(() => '?')
+    .join(', ')}, ?, ?, ?, ?)`
 
 const likeEscape = (s: string) => s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)
 
@@ -108,6 +109,9 @@ export class EventStore {
       JSON.stringify(r.reasons),
       JSON.stringify(r.checks),
       s.asnBad ? 1 : 0,
+      s.decidedBy.configVersion,
+      s.decidedBy.rulesVersion,
+      JSON.stringify(s.decidedBy.input),
     ])
   }
 

@@ -2,6 +2,7 @@ import { BeaconStore } from './beacons.js'
 import { CompactionStore } from './compaction.js'
 import { ConfigStore } from './config.js'
 import type { Db } from './db.js'
+import { DecisionStore } from './decisions.js'
 import { DeviceStore } from './devices.js'
 import { EventStore } from './events.js'
 import { IdempotencyStore } from './idempotency.js'
@@ -45,6 +46,7 @@ export class Store {
   readonly idempotency: IdempotencyStore
   readonly partitions: PartitionStore
   readonly rulePerformance: RulePerformanceStore
+  readonly decisions: DecisionStore
 
   constructor(
     readonly db: Db,
@@ -70,6 +72,7 @@ export class Store {
     this.idempotency = new IdempotencyStore(db)
     this.partitions = new PartitionStore(db)
     this.rulePerformance = new RulePerformanceStore(db)
+    this.decisions = new DecisionStore(db)
   }
 
   async close(): Promise<void> {

@@ -380,4 +380,20 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_age ON idempotency_keys (created_ms);
 `,
   },
+  {
+    version: 15,
+    name: 'config versions and replayable events',
+    sql: `
+CREATE TABLE config_versions (
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  version INTEGER NOT NULL,
+  created_ms BIGINT NOT NULL,
+  config TEXT NOT NULL,
+  PRIMARY KEY (tenant_id, version)
+);
+ALTER TABLE events ADD COLUMN config_version INTEGER;
+ALTER TABLE events ADD COLUMN rules_version TEXT;
+ALTER TABLE events ADD COLUMN inputs TEXT;
+`,
+  },
 ]

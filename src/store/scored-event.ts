@@ -1,3 +1,4 @@
+import type { RecordedInput } from '../scoring/recorded.js'
 import type { ConnectionClass, EngineResult } from '../scoring/types.js'
 
 /** How an event's device was resolved, as its observation row and its links record it. */
@@ -44,6 +45,8 @@ export interface ScoredEvent {
   createdMs: number
   attributes: EventAttributes
   result: EngineResult
+  /** What the decision can be replayed from: the config version, the rules version and the engine's input. */
+  decidedBy: { configVersion: number; rulesVersion: string; input: RecordedInput }
   /** Counts as bad for its ASN's fraud rate (docs/network.md). */
   asnBad: boolean
 }

@@ -92,7 +92,13 @@ describe('caches on sqlite, writes of another process', () => {
     const before = await score(t, EVENT)
     expect(before.verdict).not.toBe('block')
     second = await openStore({ kind: 'sqlite', file: join(h.dir, 'verdict.db') })
-    await second.config.set(t.tenantId, { weights: {}, thresholds: { review: 1, block: 1 } }, () => {})
+    await second.config.set(
+      t.tenantId,
+      { weights: {}, thresholds: { review: 1, block: 1 } },
+      () => {},
+      JSON.stringify,
+      Date.now(),
+    )
     expect((await score(t, EVENT)).verdict).toBe('block')
     await second.lists.addMany(t.tenantId, [{ list: 'block', type: 'user', valueKey: 'u-1', hint: 'u-1' }], 1)
     expect((await score(t, EVENT)).reasons).toContain('blocklisted_user')
@@ -130,7 +136,13 @@ describe('caches on postgres, writes of another node', () => {
       ),
     ).toBe(true)
 
-    await second.config.set(other.tenantId, { weights: {}, thresholds: { review: 1, block: 1 } }, () => {})
+    await second.config.set(
+      other.tenantId,
+      { weights: {}, thresholds: { review: 1, block: 1 } },
+      () => {},
+      JSON.stringify,
+      Date.now(),
+    )
     expect(
       await eventually(async () => {
         const s = await score(other, { ...EVENT, user_id: 'u-2' })

@@ -21,6 +21,20 @@ interface SecurityCase {
 const CASES: Record<string, SecurityCase> = {
   'GET /v1/config': {},
   'PUT /v1/config': { payload: { weights: { datacenterIp: 50 } } },
+  'GET /v1/config/versions': {},
+  'POST /v1/config/simulate': { payload: { weights: { datacenterIp: 50 } } },
+  'POST /v1/replay': {
+    payload: { event_id: '00000000-0000-7000-8000-000000000000' },
+    foreign: async (h, a) => {
+      const ev = await h.app.inject({
+        method: 'POST',
+        url: '/v1/score',
+        headers: a.headers,
+        payload: { event: 'signup' },
+      })
+      return { payload: { event_id: ev.json().event_id } }
+    },
+  },
   'GET /v1/lists': {},
   'POST /v1/lists': { payload: { list: 'block', type: 'user', value: 'u-1' } },
   'POST /v1/batch/lists': { payload: { rows: [{ list: 'block', type: 'user', value: 'u-1' }] } },
@@ -238,6 +252,14 @@ describe('security matrix', () => {
       payload: { user_id: A_USER },
     })
     for (const m of markers) expect(subject.body.includes(m), `subject leaks ${m}`).toBe(false)
+    const simulated = await h.app.inject({
+      method: 'POST',
+      url: '/v1/config/simulate',
+      headers: b.headers,
+      payload: { thresholds: { review: 0, block: 0 } },
+    })
+    expect(simulated.statusCode).toBe(200)
+    expect(simulated.json().events + simulated.json().skipped).toBe(0)
     const forget = await h.app.inject({
       method: 'POST',
       url: '/v1/forget',

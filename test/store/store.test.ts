@@ -45,7 +45,13 @@ describe.each<Engine>(['sqlite', 'postgres'])('store on %s', (engine) => {
       'hash1',
     )
     await addEntry('a', { list: 'block', type: 'user', valueKey: 'u1', hint: 'u1' }, 5)
-    await store.config.set('a', { weights: { datacenterIp: 10 }, thresholds: {} }, () => {})
+    await store.config.set(
+      'a',
+      { weights: { datacenterIp: 10 }, thresholds: {} },
+      () => {},
+      JSON.stringify,
+      Date.now(),
+    )
     expect(await store.tenants.delete('a')).toBe(true)
     expect(await store.tenants.delete('a')).toBe(false)
     expect(await store.tenants.findByKeyHash('hash1')).toBeUndefined()
@@ -121,13 +127,28 @@ describe.each<Engine>(['sqlite', 'postgres'])('store on %s', (engine) => {
 
   it.skipIf(engine === 'postgres' && !hasPg)('keeps config overrides per tenant', async () => {
     await setup()
-    await store.config.set('a', { weights: { datacenterIp: 10 }, thresholds: { review: 30 } }, () => {})
-    await store.config.set('a', { weights: { datacenterIp: 12 }, thresholds: {} }, () => {})
-    expect(await store.config.overrides('a')).toEqual({
-      weights: { datacenterIp: 12 },
-      thresholds: { review: 30 },
+    await store.config.set(
+      'a',
+      { weights: { datacenterIp: 10 }, thresholds: { review: 30 } },
+      () => {},
+      JSON.stringify,
+      Date.now(),
+    )
+    await store.config.set(
+      'a',
+      { weights: { datacenterIp: 12 }, thresholds: {} },
+      () => {},
+      JSON.stringify,
+      Date.now(),
+    )
+    expect(await store.config.current('a')).toEqual({
+      overrides: { weights: { datacenterIp: 12 }, thresholds: { review: 30 } },
+      version: 2,
     })
-    expect(await store.config.overrides('b')).toEqual({ weights: {}, thresholds: {} })
+    expect(await store.config.current('b')).toEqual({
+      overrides: { weights: {}, thresholds: {} },
+      version: 0,
+    })
   })
 })
 
