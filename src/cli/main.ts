@@ -10,6 +10,7 @@ import { auditCommand } from './audit.js'
 import { backupCommand } from './backup.js'
 import { UsageError } from './errors.js'
 import { feeds } from './feeds.js'
+import { replayCommand } from './replay.js'
 import { reportCommand } from './report.js'
 import { traps } from './traps.js'
 
@@ -34,6 +35,8 @@ export const USAGE = `usage: verdict <command>
   audit export FILE [--force]       the suppression audit of every tenant, as one JSON file
   audit apply FILE                  add those suppressions and erase again every identifier
                                     they forgot (after a PostgreSQL restore)
+  replay EVENT_ID                   decide a recorded event again from its recorded inputs, under its
+                                    config version: recorded and replayed decisions side by side
   report rules --tenant TENANT_ID [--window-days N] [--json]
                                     per reason code: fired, labelled outcomes, precision with its
                                     95 % interval, recall, suggested weight (a table; --json: JSON)
@@ -139,7 +142,9 @@ export async function main(
   }
   let store: Store | undefined
   try {
-    if (!['tenants', 'keys', 'traps', 'feeds', 'backup', 'restore', 'audit', 'report'].includes(group))
+    if (
+      !['tenants', 'keys', 'traps', 'feeds', 'backup', 'restore', 'audit', 'report', 'replay'].includes(group)
+    )
       throw new UsageError(`unknown command: ${group}`)
     // The whole configuration is validated before any command runs, as the server does at start.
     const settings: Settings = loadSettings()
@@ -158,6 +163,7 @@ export async function main(
       const hasher = new Hasher(await resolveSecret(store, settings.storage, settings.secret))
       return await auditCommand(sub, rest, store, hasher, out, (line) => io.stderr.write(line))
     }
+    if (group === 'replay') return await replayCommand(sub === undefined ? rest : [sub, ...rest], store, out)
     if (group === 'report') return await reportCommand(sub, rest, store, (text) => io.stdout.write(text))
     if (group === 'tenants') await tenants(store, sub, rest, out)
     else await keys(store, sub, rest, out)

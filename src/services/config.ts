@@ -98,7 +98,10 @@ export async function listConfigVersions(
 }
 
 /** The effective configuration a version named; null when the tenant has no such version. */
-export async function configOfVersion(ctx: TenantContext, version: number): Promise<ScoringConfig | null> {
+export async function configOfVersion(
+  ctx: Pick<TenantContext, 'store' | 'tenant'>,
+  version: number,
+): Promise<ScoringConfig | null> {
   const stored = await ctx.store.config.versionConfig(ctx.tenant.id, version)
   if (stored !== null) return JSON.parse(stored) as ScoringConfig
   if (version !== 0) return null

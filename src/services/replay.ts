@@ -23,7 +23,10 @@ export interface Replay {
  * Decides a recorded event again from its recorded input under the configuration of its config version.
  * Identical means the same score, verdict, reason codes and checks (messages and evidence included).
  */
-export async function replayEvent(ctx: TenantContext, eventId: string): Promise<Replay> {
+export async function replayEvent(
+  ctx: Pick<TenantContext, 'store' | 'tenant'>,
+  eventId: string,
+): Promise<Replay> {
   const d = await ctx.store.decisions.one(ctx.tenant.id, eventId)
   if (!d) throw notFound(`no event ${eventId}`)
   if (d.inputs === null || d.configVersion === null || d.rulesVersion === null) {

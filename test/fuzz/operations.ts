@@ -134,6 +134,10 @@ export const SAMPLES: Samples = {
  */
 export const SERVICE_REFUSALS: Record<string, RegExp[]> = {
   'PUT /v1/config': [/^thresholds\.\w+ \(.*\) must not exceed thresholds\.\w+/],
+  'POST /v1/config/simulate': [
+    /^thresholds\.\w+ \(.*\) must not exceed thresholds\.\w+/,
+    /^body\.since_ms must not be after body\.until_ms$/,
+  ],
   'POST /v1/lists': [/^body\.value: /],
   'POST /v1/batch/lists': [/^body\.rows\[\d+\]\.value: /],
   'POST /v1/label': [/^send event_id, entities or both$/, /^body\.entities\.(ip|email) is not a valid/],
