@@ -83,7 +83,11 @@ function window(
  * Decides the tenant's recent events again under a proposed change (merged onto the current overrides,
  * validated as PUT /v1/config validates it) and compares with the current configuration. Writes nothing.
  */
-export async function simulateConfig(ctx: TenantContext, req: SimulateRequest): Promise<Simulation> {
+export async function simulateConfig(
+  ctx: TenantContext,
+  req: SimulateRequest,
+  pageSize = PAGE,
+): Promise<Simulation> {
   const tenantId = ctx.tenant.id
   const current = await ctx.store.config.current(tenantId)
   const proposed = mergedConfig(current.overrides, req)
@@ -95,18 +99,17 @@ export async function simulateConfig(ctx: TenantContext, req: SimulateRequest): 
   let events = 0
   let changed = 0
   let skipped = 0
-  let cursor = { createdMs: untilMs + 1, id: '' }
+  let beforeMs = untilMs + 1
   while (events + skipped < limit) {
-    const rows = await ctx.store.decisions.page(
-      tenantId,
-      sinceMs - 1,
-      cursor,
-      Math.min(PAGE, limit - events - skipped),
-    )
+    const rows = await ctx.store.decisions.page(tenantId, sinceMs - 1, beforeMs, pageSize)
     if (rows.length === 0) break
-    const last = rows[rows.length - 1]!
-    const outcomes = await ctx.store.decisions.outcomes(tenantId, last.createdMs, rows[0]!.createdMs)
-    for (const r of rows) {
+    const oldest = rows[rows.length - 1]!.createdMs
+    // A full page may end inside a millisecond (a batch shares one): take that millisecond whole.
+    const page = rows.length < pageSize ? rows : rows.filter((r) => r.createdMs > oldest)
+    if (rows.length === pageSize) page.push(...(await ctx.store.decisions.at(tenantId, oldest)))
+    const outcomes = await ctx.store.decisions.outcomes(tenantId, oldest, rows[0]!.createdMs)
+    for (const r of page) {
+      if (events + skipped >= limit) break
       if (r.inputs === null) {
         skipped++
         continue
@@ -124,7 +127,7 @@ export async function simulateConfig(ctx: TenantContext, req: SimulateRequest): 
       const outcome = outcomes.get(r.id)
       if (outcome) labelled.push({ before, after, outcome })
     }
-    cursor = { createdMs: last.createdMs, id: last.id }
+    beforeMs = oldest
     // Let other requests in between pages.
     await nextTurn()
   }

@@ -40,6 +40,17 @@ type Row = {
 
 const nullableInt = (v: number | null) => (v === null ? null : Number(v))
 
+const PAGE_COLUMNS = 'id, created_ms, verdict, config_version, rules_version, inputs'
+
+const toDecisionRow = (r: Row): DecisionRow => ({
+  id: r.id,
+  createdMs: Number(r.created_ms),
+  verdict: r.verdict,
+  configVersion: nullableInt(r.config_version),
+  rulesVersion: r.rules_version,
+  inputs: r.inputs,
+})
+
 /** Recorded decisions of one tenant: for replay (one event) and for simulation (pages, newest first). */
 export class DecisionStore {
   constructor(private readonly db: Db) {}
@@ -65,30 +76,25 @@ export class DecisionStore {
   }
 
   /**
-   * Events of (sinceMs, untilMs] older than the cursor (`before`: created_ms and id of the last row of
-   * the previous page), newest first. Pages keep memory bounded however many events are simulated.
+   * Up to `limit` events of (sinceMs, beforeMs), newest first. Ordered by time alone, so the tenant-time
+   * index yields them without a sort; the caller completes a page's oldest millisecond with `at`.
    */
-  async page(
-    tenantId: string,
-    sinceMs: number,
-    before: { createdMs: number; id: string },
-    limit: number,
-  ): Promise<DecisionRow[]> {
+  async page(tenantId: string, sinceMs: number, beforeMs: number, limit: number): Promise<DecisionRow[]> {
     const rows = await this.db.all<Row>(
-      `SELECT id, created_ms, verdict, config_version, rules_version, inputs FROM events
-        WHERE tenant_id = ? AND created_ms > ? AND created_ms <= ?
-          AND (created_ms < ? OR id < ?)
-        ORDER BY created_ms DESC, id DESC LIMIT ?`,
-      [tenantId, sinceMs, before.createdMs, before.createdMs, before.id, limit],
+      `SELECT ${PAGE_COLUMNS} FROM events WHERE tenant_id = ? AND created_ms > ? AND created_ms < ?
+        ORDER BY created_ms DESC LIMIT ?`,
+      [tenantId, sinceMs, beforeMs, limit],
     )
-    return rows.map((r) => ({
-      id: r.id,
-      createdMs: Number(r.created_ms),
-      verdict: r.verdict,
-      configVersion: nullableInt(r.config_version),
-      rulesVersion: r.rules_version,
-      inputs: r.inputs,
-    }))
+    return rows.map(toDecisionRow)
+  }
+
+  /** Every event of one millisecond. */
+  async at(tenantId: string, ms: number): Promise<DecisionRow[]> {
+    const rows = await this.db.all<Row>(
+      `SELECT ${PAGE_COLUMNS} FROM events WHERE tenant_id = ? AND created_ms = ?`,
+      [tenantId, ms],
+    )
+    return rows.map(toDecisionRow)
   }
 
   /** The latest label of every labelled event of [sinceMs, untilMs] (fraud and chargeback as fraud). */

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { contextFor } from '../../src/context.js'
+import { simulateConfig } from '../../src/services/simulate.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
 
@@ -124,6 +126,30 @@ describe.each<Engine>(['sqlite', 'postgres'])('what-if simulation on %s', (engin
     const partial = (await simulate({})).json()
     expect(partial).toMatchObject({ events: 4, skipped: 1 })
     expect(partial.labelled.events).toBe(4)
+  })
+
+  run('pages through events sharing a millisecond (a batch) without losing or repeating one', async () => {
+    h = await build({ engine })
+    t = await h.tenant()
+    // Three batches, each one millisecond: 7 + 7 + 7 events, pages of 5 end inside every one of them.
+    for (let b = 0; b < 3; b++) {
+      const rows = Array.from({ length: 7 }, (_, i) => ({
+        event: 'signup',
+        user_id: `b${b}-${i}`,
+        ...(i % 3 === 0 ? DATACENTER : {}),
+        ...(i % 2 === 0 ? DISPOSABLE : {}),
+      }))
+      expect((await inject('POST', '/v1/batch/score', { rows })).statusCode).toBe(200)
+      h.clock.advance(1000)
+    }
+    const ctx = contextFor(h.services, (await h.store.tenants.get(t.tenantId))!, 'paging-test')
+    const proposal = { weights: { emailDisposable: 45 } }
+    const whole = await simulateConfig(ctx, proposal)
+    expect(whole.events).toBe(21)
+    for (const pageSize of [1, 5, 7, 8]) {
+      expect(await simulateConfig(ctx, proposal, pageSize), `pages of ${pageSize}`).toEqual(whole)
+    }
+    expect((await simulateConfig(ctx, { ...proposal, limit: 9 }, 5)).events).toBe(9)
   })
 
   run('refuses bad proposals and bounds with 400 naming the field, and writes nothing', async () => {
