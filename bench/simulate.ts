@@ -76,7 +76,11 @@ async function run(name: string, target: StorageTarget, events: number, pgSchema
         method: 'POST',
         url: '/v1/config/simulate',
         headers,
-        payload: { limit: events, weights: { datacenterIp: 60, deviceReuseMed: 45 }, thresholds: { review: 25, block: 55 } },
+        payload: {
+          limit: events,
+          weights: { datacenterIp: 60, deviceReuseMed: 45 },
+          thresholds: { review: 25, block: 55 },
+        },
       })
       times.push(performance.now() - s0)
       if (res.statusCode !== 200) throw new Error(`simulate answered ${res.statusCode}: ${res.body}`)

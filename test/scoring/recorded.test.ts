@@ -130,7 +130,10 @@ const engineInput: fc.Arbitrary<EngineInput> = fc
     email: maybe(emailSignals),
     device: maybe(deviceFlags),
     timezone: maybe(
-      fc.record({ zone: fc.constantFrom('Europe/Berlin', 'UTC'), countries: maybe(fc.constant(['DE'] as string[])) }),
+      fc.record({
+        zone: fc.constantFrom('Europe/Berlin', 'UTC'),
+        countries: maybe(fc.constant(['DE'] as string[])),
+      }),
     ),
     history: fc.record({ ipAccounts: maybe(fc.integer({ min: 1, max: 30 })), device: maybe(device) }),
   })
