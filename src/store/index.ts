@@ -1,6 +1,7 @@
 import { BeaconStore } from './beacons.js'
 import { CompactionStore } from './compaction.js'
 import { ConfigStore } from './config.js'
+import { ConsoleReads, ConsoleStore } from './console.js'
 import type { Db } from './db.js'
 import { DeviceStore } from './devices.js'
 import { EventStore } from './events.js'
@@ -45,6 +46,8 @@ export class Store {
   readonly idempotency: IdempotencyStore
   readonly partitions: PartitionStore
   readonly rulePerformance: RulePerformanceStore
+  readonly console: ConsoleStore
+  readonly consoleReads: ConsoleReads
 
   constructor(
     readonly db: Db,
@@ -70,6 +73,8 @@ export class Store {
     this.idempotency = new IdempotencyStore(db)
     this.partitions = new PartitionStore(db)
     this.rulePerformance = new RulePerformanceStore(db)
+    this.console = new ConsoleStore(db)
+    this.consoleReads = new ConsoleReads(db)
   }
 
   async close(): Promise<void> {
