@@ -2,6 +2,7 @@ import { tenantContext } from '../context.js'
 import { ApiError } from '../errors.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import {
+  Defaults,
   EventDetail,
   EventParams,
   IssuedKey,
@@ -12,6 +13,8 @@ import {
   NewUserBody,
   Overview,
   OverviewQuery,
+  ReviewQuery,
+  ReviewQueue,
   Revoked,
   SessionView,
   SignedOut,
@@ -23,8 +26,10 @@ import {
   createTenantKey,
   eventDetail,
   overview,
+  reviewQueue,
   revokeTenantKey,
   rotateTenantKey,
+  scoringDefaults,
   tenantKeys,
   tenantUsers,
 } from '../services/console.js'
@@ -144,6 +149,34 @@ export function registerConsoleRoutes(app: App): void {
         tenantContext(request),
         digits(request.query.hours, 'query.hours', { fallback: 24, min: 1, max: 720 }),
       ),
+  )
+  app.get(
+    '/console/api/review',
+    {
+      schema: {
+        summary: 'Events waiting for a decision: verdict review, no label yet, oldest first',
+        tags,
+        querystring: ReviewQuery,
+        response: { 200: ReviewQueue, ...errors(400, 401) },
+      },
+    },
+    async (request) =>
+      reviewQueue(
+        tenantContext(request),
+        digits(request.query.limit, 'query.limit', { fallback: 50, min: 1, max: 200 }),
+      ),
+  )
+  app.get(
+    '/console/api/defaults',
+    {
+      schema: {
+        summary: 'Built-in weights and thresholds',
+        tags,
+        querystring: NoQuery,
+        response: { 200: Defaults },
+      },
+    },
+    async () => scoringDefaults(),
   )
   app.get(
     '/console/api/keys',

@@ -100,3 +100,15 @@ export const NewUserBody = Strict({
 })
 
 export const NewUser = Type.Object({ userId: Type.String(), tenantId: Type.String(), email: Type.String() })
+
+export const ReviewQuery = Strict({ limit: Type.Optional(Digits('at most 200 (default 50)')) })
+
+export const ReviewQueue = Type.Object({
+  events: Type.Array(EventView, { description: 'oldest first, unlabelled only' }),
+  total: Type.Integer({ description: 'unlabelled review events in all' }),
+})
+
+export const Defaults = Type.Object({
+  weights: Type.Record(Type.String(), Type.Number()),
+  thresholds: Type.Record(Type.String(), Type.Number()),
+})

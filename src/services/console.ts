@@ -1,5 +1,6 @@
 import type { TenantContext } from '../context.js'
 import { ApiError, notFound } from '../errors.js'
+import { DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS } from '../scoring/config.js'
 import { templateExplanation } from '../scoring/explain.js'
 import type { Check, Verdict } from '../scoring/types.js'
 import { usagePeriod } from '../store/usage.js'
@@ -33,6 +34,17 @@ export async function eventDetail(ctx: TenantContext, id: string) {
   })
   return { event: view, explanation, labels, device }
 }
+
+export async function reviewQueue(ctx: TenantContext, limit: number) {
+  const { events, total } = await ctx.store.consoleReads.reviewQueue(ctx.tenant.id, limit)
+  return { events: events.map(eventView), total }
+}
+
+/** The built-in weights and thresholds, beside which the Rules page shows the tenant's own. */
+export const scoringDefaults = () => ({
+  weights: { ...DEFAULT_WEIGHTS },
+  thresholds: { ...DEFAULT_THRESHOLDS },
+})
 
 const HOUR = 3600_000
 

@@ -1,4 +1,5 @@
 import type { Db } from './db.js'
+import { EVENT_COLUMNS, type EventRow, toEventRecord } from './events.js'
 
 /** A person who signs in to the console; belongs to one tenant. Emails are unique deployment-wide. */
 export interface ConsoleUser {
@@ -163,6 +164,23 @@ export class ConsoleReads {
       note: r.note,
       createdMs: Number(r.created_ms),
     }))
+  }
+
+  /** Events with verdict review and no label yet, oldest first. */
+  async reviewQueue(tenantId: string, limit: number) {
+    const rows = await this.db.all<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events e
+        WHERE e.tenant_id = ? AND e.verdict = 'review'
+          AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.tenant_id = e.tenant_id AND l.event_id = e.id)
+        ORDER BY e.created_ms, e.id LIMIT ?`,
+      [tenantId, limit],
+    )
+    const total = await this.db.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM events e WHERE e.tenant_id = ? AND e.verdict = 'review'
+          AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.tenant_id = e.tenant_id AND l.event_id = e.id)`,
+      [tenantId],
+    )
+    return { events: rows.map(toEventRecord), total: Number(total?.n ?? 0) }
   }
 
   /** Events per hour and verdict over [sinceMs, untilMs), from the hourly rollup. */

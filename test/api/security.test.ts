@@ -84,6 +84,8 @@ const CONSOLE_CASES: Record<string, SecurityCase> = {
   'POST /console/api/sign-out': {},
   'GET /console/api/overview': {},
   'GET /console/api/keys': {},
+  'GET /console/api/review': {},
+  'GET /console/api/defaults': {},
   'POST /console/api/keys': { payload: {} },
   'GET /console/api/users': {},
   'POST /console/api/users': { payload: { email: 'x@example.com', password: 'long enough password' } },
