@@ -7,7 +7,7 @@ const PAGE = 25
 
 export function EventTable({ events, caption }: { events: EventView[]; caption: string }) {
   return (
-    <div class="scroll">
+    <div class="scroll" tabIndex={0}>
       <table>
         <caption>{caption}</caption>
         <thead>
@@ -170,7 +170,7 @@ export function EventPage({ id }: { id: string }) {
       </p>
       <p class="explanation">{data.explanation}</p>
       <h2>Checks</h2>
-      <div class="scroll">
+      <div class="scroll" tabIndex={0}>
         <table>
           <caption class="sr-only">Checks that fired</caption>
           <thead>
@@ -224,7 +224,7 @@ export function EventPage({ id }: { id: string }) {
       )}
       <h2>Device</h2>
       {data.device ? (
-        <div class="scroll">
+        <div class="scroll" tabIndex={0}>
           <table>
             <caption>Recent timeline of device {data.device.resolvedId}</caption>
             <thead>

@@ -76,7 +76,7 @@ export function KeysPage() {
       </div>
       {!data && !error && <Loading what="keys" />}
       {data && (
-        <div class="scroll">
+        <div class="scroll" tabIndex={0}>
           <table>
             <caption>{data.keys.length} keys</caption>
             <thead>

@@ -198,7 +198,7 @@ export function ListsPage() {
       <Problem error={error ?? failure} />
       {!data && !error && <Loading what="the lists" />}
       {data && (
-        <div class="scroll">
+        <div class="scroll" tabIndex={0}>
           <table>
             <caption>{data.total} entries (emails and IPs are stored hashed and shown masked)</caption>
             <thead>

@@ -103,7 +103,7 @@ export function OverviewPage() {
           <HourlyChart hours={data.hourly} />
           <details>
             <summary>The same figures as a table</summary>
-            <div class="scroll">
+            <div class="scroll" tabIndex={0}>
               <table>
                 <caption class="sr-only">Events per hour by verdict</caption>
                 <thead>

@@ -124,7 +124,7 @@ export function PrivacyPage() {
       <h2>Suppression audit</h2>
       <Problem error={audit.error} />
       {audit.data && (
-        <div class="scroll">
+        <div class="scroll" tabIndex={0}>
           <table>
             <caption>Latest {audit.data.suppressions.length} suppressions (hashes only)</caption>
             <thead>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { fmtTime, get, post } from '../api'
 import type { EventView } from '../types'
 import { Field, Loading, Page, Problem, useLoad, Verdict } from '../ui'
@@ -32,17 +32,20 @@ export function ReviewPage() {
     }
   }
 
+  // One listener for the page's life, reading the latest render: no key press falls between two renders.
+  const latest = useRef({ decide, skip: () => {} })
+  latest.current = { decide, skip: () => current && setSkipped([...skipped, current.id]) }
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const t = e.target as HTMLElement
       if (e.ctrlKey || e.metaKey || e.altKey || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName)) return
-      if (e.key === 'f') void decide('fraud')
-      else if (e.key === 'l') void decide('legit')
-      else if (e.key === 's' && current) setSkipped([...skipped, current.id])
+      if (e.key === 'f') void latest.current.decide('fraud')
+      else if (e.key === 'l') void latest.current.decide('legit')
+      else if (e.key === 's') latest.current.skip()
     }
     addEventListener('keydown', onKey)
     return () => removeEventListener('keydown', onKey)
-  })
+  }, [])
 
   return (
     <Page title="Review queue">

@@ -63,7 +63,7 @@ function NumberTable({
   set: (k: string, v: number) => void
 }) {
   return (
-    <div class="scroll">
+    <div class="scroll" tabIndex={0}>
       <table>
         <caption>{title}</caption>
         <thead>
@@ -259,7 +259,7 @@ export function RulesPage() {
       <h2>Rule performance</h2>
       <Problem error={perf.error} />
       {perf.data && (
-        <div class="scroll">
+        <div class="scroll" tabIndex={0}>
           <table>
             <caption>
               Last {perf.data.window_days} days, {perf.data.labelled_events} labelled events
