@@ -5,6 +5,9 @@ import { Field, Loading, Page, Problem, useLoad, Verdict } from '../ui'
 
 const PAGE = 25
 
+/** A datetime-local value read as UTC (the console shows times in UTC), as ms; undefined when empty. */
+const utcMs = (v: string) => (v ? String(Date.parse(`${v}Z`)) : undefined)
+
 export function EventTable({ events, caption }: { events: EventView[]; caption: string }) {
   return (
     <div class="scroll" tabIndex={0}>
@@ -45,14 +48,27 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
   const verdict = params.get('verdict') ?? ''
   const event = params.get('event') ?? ''
   const q = params.get('q') ?? ''
+  const reason = params.get('reason') ?? ''
+  const from = params.get('from') ?? ''
+  const to = params.get('to') ?? ''
   const offset = Number(params.get('offset') ?? 0)
-  const [form, setForm] = useState({ verdict, event, q })
+  const current = { verdict, event, q, reason, from, to }
+  const [form, setForm] = useState(current)
   const { data, error } = useLoad(
     () =>
       get<{ events: EventView[]; total: number }>(
-        `/v1/events${query({ verdict, event, q, limit: PAGE, offset: offset || undefined })}`,
+        `/v1/events${query({
+          verdict,
+          event,
+          q,
+          reason,
+          since_ms: utcMs(from),
+          until_ms: utcMs(to),
+          limit: PAGE,
+          offset: offset || undefined,
+        })}`,
       ),
-    [verdict, event, q, offset],
+    [verdict, event, q, reason, from, to, offset],
   )
   const go = (o: number, f = form) => {
     location.hash = `#/events${query({ ...f, offset: o || undefined })}`
@@ -88,6 +104,30 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
         <Field label="User or device id contains" id="f-q">
           <input id="f-q" value={form.q} onInput={(e) => setForm({ ...form, q: e.currentTarget.value })} />
         </Field>
+        <Field label="Reason code" id="f-reason">
+          <input
+            id="f-reason"
+            pattern="[a-z0-9_]{1,64}"
+            value={form.reason}
+            onInput={(e) => setForm({ ...form, reason: e.currentTarget.value })}
+          />
+        </Field>
+        <Field label="From (UTC)" id="f-from">
+          <input
+            id="f-from"
+            type="datetime-local"
+            value={form.from}
+            onInput={(e) => setForm({ ...form, from: e.currentTarget.value })}
+          />
+        </Field>
+        <Field label="Until (UTC)" id="f-to">
+          <input
+            id="f-to"
+            type="datetime-local"
+            value={form.to}
+            onInput={(e) => setForm({ ...form, to: e.currentTarget.value })}
+          />
+        </Field>
         <button type="submit">Filter</button>
       </form>
       <Problem error={error} />
@@ -99,7 +139,7 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
             <button
               type="button"
               disabled={offset === 0}
-              onClick={() => go(Math.max(0, offset - PAGE), { verdict, event, q })}
+              onClick={() => go(Math.max(0, offset - PAGE), current)}
             >
               Newer
             </button>
@@ -109,7 +149,7 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
             <button
               type="button"
               disabled={offset + PAGE >= data.total}
-              onClick={() => go(offset + PAGE, { verdict, event, q })}
+              onClick={() => go(offset + PAGE, current)}
             >
               Older
             </button>

@@ -138,7 +138,10 @@ export function OverviewPage() {
             <ol class="reasons">
               {data.stats.topReasons.map((r) => (
                 <li key={r.reason}>
-                  <code>{r.reason}</code> {r.count}
+                  <a href={`#/events?reason=${encodeURIComponent(r.reason)}`}>
+                    <code>{r.reason}</code>
+                  </a>{' '}
+                  {r.count}
                 </li>
               ))}
             </ol>
