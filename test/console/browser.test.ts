@@ -248,6 +248,86 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
     await context.close()
   })
 
+  it('creates a secret key shown once that works, rotates it and revokes the new one', async () => {
+    const { page, context } = await signedIn()
+    await go(page, 'keys', 'Keys')
+    await page.getByRole('button', { name: 'Create secret key' }).click()
+    const shown = page.getByLabel('API key', { exact: true })
+    await shown.waitFor()
+    const key = await shown.inputValue()
+    expect(key).toMatch(/^vk_/)
+    expect((await h.app.inject({ url: '/v1/config', headers: { 'x-api-key': key } })).statusCode).toBe(200)
+    const keyId = (await page.locator('.secret code').textContent())!
+    await page.getByRole('button', { name: `Rotate ${keyId}` }).click()
+    await until(
+      page,
+      `document.querySelector('#new-key') && document.querySelector('#new-key').value !== '${key}'`,
+    )
+    const rotated = await shown.inputValue()
+    expect((await h.app.inject({ url: '/v1/config', headers: { 'x-api-key': key } })).statusCode).toBe(401)
+    expect((await h.app.inject({ url: '/v1/config', headers: { 'x-api-key': rotated } })).statusCode).toBe(
+      200,
+    )
+    const rotatedId = (await page.locator('.secret code').textContent())!
+    page.once('dialog', (d) => void d.accept())
+    await page.getByRole('button', { name: `Revoke ${rotatedId}` }).click()
+    await page
+      .getByRole('row')
+      .filter({ hasText: rotatedId })
+      .getByText(/^revoked/)
+      .waitFor()
+    expect((await h.app.inject({ url: '/v1/config', headers: { 'x-api-key': rotated } })).statusCode).toBe(
+      401,
+    )
+    await page.getByLabel('Origins (comma separated)').fill('https://shop.example')
+    await page.getByRole('button', { name: 'Create publishable key' }).click()
+    await until(
+      page,
+      "document.querySelector('#new-key') && document.querySelector('#new-key').value.startsWith('pk_')",
+    )
+    await page.getByRole('row').filter({ hasText: 'https://shop.example' }).waitFor()
+    await shot(page, 'keys')
+    await context.close()
+  })
+
+  it('downloads a subject export and erases only after the typed confirmation', async () => {
+    const { t, page, context } = await signedIn()
+    await score(t, { event: 'signup', user_id: 'subject-1' })
+    await go(page, 'privacy', 'Privacy')
+    await page.locator('#exp-user_id').fill('subject-1')
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download export' }).click(),
+    ])
+    const file = await download.path()
+    const exported = JSON.parse(readFileSync(file, 'utf8'))
+    expect(exported.counts.events).toBe(1)
+    await page.locator('#del-user_id').fill('subject-1')
+    const erase = page.getByRole('button', { name: 'Erase' })
+    expect(await erase.isDisabled()).toBe(true)
+    await page.getByLabel('Type ERASE to confirm').fill('erase')
+    expect(await erase.isDisabled()).toBe(true)
+    await page.getByLabel('Type ERASE to confirm').fill('ERASE')
+    await erase.click()
+    await page.getByText(/^Erased: 1 events/).waitFor()
+    await page.getByRole('row').filter({ hasText: 'forget' }).first().waitFor()
+    await shot(page, 'privacy')
+    await context.close()
+  })
+
+  it('checks an IP with "Use my IP" and shows every field', async () => {
+    const { page, context } = await signedIn()
+    await go(page, 'checker', 'Checker')
+    await page.getByRole('button', { name: 'Use my IP' }).click()
+    await until(page, "document.querySelector('#check-ip').value === '127.0.0.1'")
+    await page.locator('form[aria-label="Check IP address"] .result h3', { hasText: 'reputation' }).waitFor()
+    await page.locator('#check-email').fill('x@mailinator.com')
+    await page.getByRole('button', { name: 'Check email' }).click()
+    await page.locator('form[aria-label="Check Email"] .result').getByText('mailinator.com').first().waitFor()
+    await shot(page, 'checker')
+    await context.close()
+  })
+
   it('has no serious accessibility violations on any page, at 360 px and on a desktop', async () => {
     const axe = readFileSync(AXE, 'utf8')
     for (const narrow of [false, true]) {

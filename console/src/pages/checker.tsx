@@ -4,28 +4,39 @@ import { Field, Page, Problem } from '../ui'
 
 type Kind = 'email' | 'ip' | 'phone'
 
-/** Every field of a check response, nested objects as nested lists. */
-function Fields({ value }: { value: unknown }) {
-  if (value === null || typeof value !== 'object') return <span>{value === null ? '–' : String(value)}</span>
-  if (Array.isArray(value))
-    return (
-      <span>
-        {value.length
-          ? value.map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v))).join(', ')
-          : '–'}
-      </span>
-    )
+const scalar = (v: unknown): string =>
+  v === null || v === undefined
+    ? '–'
+    : Array.isArray(v)
+      ? v.map((x) => (typeof x === 'object' ? JSON.stringify(x) : String(x))).join(', ') || '–'
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : String(v)
+
+/** Every field of a check response: one titled list per object (`email`, `reputation`, …). */
+function Fields({ value }: { value: Record<string, unknown> }) {
+  const entries = Object.entries(value)
+  const plain = entries.filter(([, v]) => v === null || typeof v !== 'object' || Array.isArray(v))
+  const nested = entries.filter(([, v]) => v !== null && typeof v === 'object' && !Array.isArray(v))
   return (
-    <dl class="fields">
-      {Object.entries(value as Record<string, unknown>).map(([k, v]) => (
-        <div key={k}>
-          <dt>{k}</dt>
-          <dd>
-            <Fields value={v} />
-          </dd>
-        </div>
+    <>
+      {nested.map(([k, v]) => (
+        <section key={k} class="fieldset">
+          <h3>{k}</h3>
+          <Fields value={v as Record<string, unknown>} />
+        </section>
       ))}
-    </dl>
+      {plain.length > 0 && (
+        <dl class="fields">
+          {plain.map(([k, v]) => (
+            <div key={k}>
+              <dt>{k}</dt>
+              <dd>{scalar(v)}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </>
   )
 }
 
@@ -81,7 +92,7 @@ function CheckForm({ kind, label, type }: { kind: Kind; label: string; type: 'em
           {typeof (result as { summary?: string }).summary === 'string' && (
             <p class="summary">{(result as { summary: string }).summary}</p>
           )}
-          <Fields value={result} />
+          <Fields value={result as Record<string, unknown>} />
         </div>
       )}
     </form>
