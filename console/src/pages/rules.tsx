@@ -285,7 +285,9 @@ export function RulesPage() {
                   <td class="num">{r.fraud}</td>
                   <td class="num">{r.legit}</td>
                   <td class="num">
-                    {pct(r.precision)} ({pct(r.precision_low)}–{pct(r.precision_high)})
+                    {r.precision === null
+                      ? '–'
+                      : `${pct(r.precision)} (${pct(r.precision_low)} – ${pct(r.precision_high)})`}
                   </td>
                   <td class="num">{pct(r.recall)}</td>
                   <td class="num">{r.suggested_weight ?? '–'}</td>
