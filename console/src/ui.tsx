@@ -73,3 +73,16 @@ export function downloadJson(name: string, value: unknown): void {
   a.remove()
   setTimeout(() => URL.revokeObjectURL(url), 1000)
 }
+
+/**
+ * A wide table's own horizontal scroll box. Focusable, so that a keyboard can scroll it (a scrollable
+ * region nobody can focus cannot be read without a mouse; axe's scrollable-region-focusable).
+ */
+export function ScrollBox({ children }: { children: ComponentChildren }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: scrolling by keyboard needs the region to take focus
+    <div class="scroll" tabIndex={0}>
+      {children}
+    </div>
+  )
+}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { fmtTime, get, query } from '../api'
 import type { EventDetail, EventView } from '../types'
-import { Field, Loading, Page, Problem, useLoad, Verdict } from '../ui'
+import { Field, Loading, Page, Problem, ScrollBox, useLoad, Verdict } from '../ui'
 
 const PAGE = 25
 
@@ -10,7 +10,7 @@ const utcMs = (v: string) => (v ? String(Date.parse(`${v}Z`)) : undefined)
 
 export function EventTable({ events, caption }: { events: EventView[]; caption: string }) {
   return (
-    <div class="scroll" tabIndex={0}>
+    <ScrollBox>
       <table>
         <caption>{caption}</caption>
         <thead>
@@ -40,7 +40,7 @@ export function EventTable({ events, caption }: { events: EventView[]; caption: 
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   )
 }
 
@@ -210,7 +210,7 @@ export function EventPage({ id }: { id: string }) {
       </p>
       <p class="explanation">{data.explanation}</p>
       <h2>Checks</h2>
-      <div class="scroll" tabIndex={0}>
+      <ScrollBox>
         <table>
           <caption class="sr-only">Checks that fired</caption>
           <thead>
@@ -238,7 +238,7 @@ export function EventPage({ id }: { id: string }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
       {e.checks.length === 0 && <p>No check fired.</p>}
       <h2>Identity keys</h2>
       <dl class="keys">
@@ -264,7 +264,7 @@ export function EventPage({ id }: { id: string }) {
       )}
       <h2>Device</h2>
       {data.device ? (
-        <div class="scroll" tabIndex={0}>
+        <ScrollBox>
           <table>
             <caption>Recent timeline of device {data.device.resolvedId}</caption>
             <thead>
@@ -296,7 +296,7 @@ export function EventPage({ id }: { id: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       ) : (
         <p>The event carried no device.</p>
       )}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { fmtTime, get, post } from '../api'
-import { Field, Loading, Page, Problem, useLoad } from '../ui'
+import { Field, Loading, Page, Problem, ScrollBox, useLoad } from '../ui'
 
 interface Key {
   keyId: string
@@ -76,7 +76,7 @@ export function KeysPage() {
       </div>
       {!data && !error && <Loading what="keys" />}
       {data && (
-        <div class="scroll" tabIndex={0}>
+        <ScrollBox>
           <table>
             <caption>{data.keys.length} keys</caption>
             <thead>
@@ -129,7 +129,7 @@ export function KeysPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
     </Page>
   )

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { api, fmtTime, get, post, query } from '../api'
-import { Field, Loading, Page, Problem, useLoad } from '../ui'
+import { Field, Loading, Page, Problem, ScrollBox, useLoad } from '../ui'
 
 interface Entry {
   id: string
@@ -198,7 +198,7 @@ export function ListsPage() {
       <Problem error={error ?? failure} />
       {!data && !error && <Loading what="the lists" />}
       {data && (
-        <div class="scroll" tabIndex={0}>
+        <ScrollBox>
           <table>
             <caption>{data.total} entries (emails and IPs are stored hashed and shown masked)</caption>
             <thead>
@@ -248,7 +248,7 @@ export function ListsPage() {
               Next
             </button>
           </div>
-        </div>
+        </ScrollBox>
       )}
       <Import done={reload} />
     </Page>

@@ -1,5 +1,5 @@
 import { get, pct } from '../api'
-import { Loading, Page, Problem, useLoad } from '../ui'
+import { Loading, Page, Problem, ScrollBox, useLoad } from '../ui'
 
 interface Hour {
   hourMs: number
@@ -103,7 +103,7 @@ export function OverviewPage() {
           <HourlyChart hours={data.hourly} />
           <details>
             <summary>The same figures as a table</summary>
-            <div class="scroll" tabIndex={0}>
+            <ScrollBox>
               <table>
                 <caption class="sr-only">Events per hour by verdict</caption>
                 <thead>
@@ -129,7 +129,7 @@ export function OverviewPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollBox>
           </details>
           <h2>Top reasons</h2>
           {data.stats.topReasons.length === 0 ? (

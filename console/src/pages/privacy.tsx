@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { fmtTime, get, post } from '../api'
-import { downloadJson, Field, Page, Problem, useLoad } from '../ui'
+import { downloadJson, Field, Page, Problem, ScrollBox, useLoad } from '../ui'
 
 const KINDS = [
   ['user_id', 'User id'],
@@ -124,7 +124,7 @@ export function PrivacyPage() {
       <h2>Suppression audit</h2>
       <Problem error={audit.error} />
       {audit.data && (
-        <div class="scroll" tabIndex={0}>
+        <ScrollBox>
           <table>
             <caption>Latest {audit.data.suppressions.length} suppressions (hashes only)</caption>
             <thead>
@@ -150,7 +150,7 @@ export function PrivacyPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
     </Page>
   )

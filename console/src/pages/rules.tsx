@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { api, fmtTime, get, HttpError, pct, post } from '../api'
-import { Loading, Page, Problem, useLoad } from '../ui'
+import { Loading, Page, Problem, ScrollBox, useLoad } from '../ui'
 
 type Numbers = Record<string, number>
 interface Config {
@@ -63,7 +63,7 @@ function NumberTable({
   set: (k: string, v: number) => void
 }) {
   return (
-    <div class="scroll" tabIndex={0}>
+    <ScrollBox>
       <table>
         <caption>{title}</caption>
         <thead>
@@ -104,7 +104,7 @@ function NumberTable({
           })}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   )
 }
 
@@ -259,7 +259,7 @@ export function RulesPage() {
       <h2>Rule performance</h2>
       <Problem error={perf.error} />
       {perf.data && (
-        <div class="scroll" tabIndex={0}>
+        <ScrollBox>
           <table>
             <caption>
               Last {perf.data.window_days} days, {perf.data.labelled_events} labelled events
@@ -295,7 +295,7 @@ export function RulesPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
       <h2>Configuration versions</h2>
       <Problem error={versions.error} />
