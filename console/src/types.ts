@@ -33,6 +33,15 @@ export interface EventDetail {
   labels: { id: number; label: string; note: string | null; createdMs: number }[]
   device: {
     resolvedId: string
+    profile: {
+      firstSeenMs: number | null
+      lastSeenMs: number | null
+      observations: number
+      distinctIps: number
+      accounts: number
+      countries: number
+      browser: { os: string | null; browser: string | null; mobile: boolean; seenMs: number } | null
+    }
     timeline: {
       createdMs: number
       eventId: string

@@ -34,6 +34,22 @@ export const EventDetail = Type.Object({
   device: Nullable(
     Type.Object({
       resolvedId: Type.String(),
+      profile: Type.Object({
+        firstSeenMs: Nullable(Type.Integer()),
+        lastSeenMs: Nullable(Type.Integer()),
+        observations: Type.Integer(),
+        distinctIps: Type.Integer(),
+        accounts: Type.Integer(),
+        countries: Type.Integer(),
+        browser: Nullable(
+          Type.Object({
+            os: Nullable(Type.String()),
+            browser: Nullable(Type.String()),
+            mobile: Type.Boolean(),
+            seenMs: Type.Integer(),
+          }),
+        ),
+      }),
       timeline: Type.Array(
         Type.Object({
           createdMs: Type.Integer(),

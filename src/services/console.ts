@@ -25,7 +25,8 @@ export async function eventDetail(ctx: TenantContext, id: string) {
   let device = null
   if (e.resolvedDeviceId) {
     const obs = await ctx.store.devices.list(ctx.tenant.id, e.resolvedDeviceId, null, TIMELINE)
-    device = { resolvedId: e.resolvedDeviceId, timeline: obs }
+    const profile = await ctx.store.consoleReads.deviceProfile(ctx.tenant.id, e.resolvedDeviceId, e.deviceId)
+    device = { resolvedId: e.resolvedDeviceId, profile, timeline: obs }
   }
   const explanation = templateExplanation({
     score: e.score,

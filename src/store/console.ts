@@ -183,6 +183,45 @@ export class ConsoleReads {
     return { events: rows.map(toEventRecord), total: Number(total?.n ?? 0) }
   }
 
+  /**
+   * What is held about one resolved device of the tenant: when it was first and last seen, how many
+   * scores carried it from how many addresses, accounts and countries, and what its browser reported in
+   * the latest beacon of its fingerprint.
+   */
+  async deviceProfile(tenantId: string, resolvedId: string, deviceId: string | null) {
+    const r = await this.db.get<{
+      f: number
+      l: number
+      n: number
+      ips: number
+      accounts: number
+      countries: number
+    }>(
+      `SELECT MIN(created_ms) AS f, MAX(created_ms) AS l, COUNT(*) AS n, COUNT(DISTINCT ip_hash) AS ips,
+              COUNT(DISTINCT user_id) AS accounts, COUNT(DISTINCT country) AS countries
+         FROM device_observations WHERE tenant_id = ? AND resolved_id = ?`,
+      [tenantId, resolvedId],
+    )
+    const b = deviceId
+      ? await this.db.get<{ os: string | null; browser: string | null; mobile: number; created_ms: number }>(
+          `SELECT os, browser, mobile, created_ms FROM beacon_observations
+            WHERE tenant_id = ? AND device_id = ? ORDER BY created_ms DESC LIMIT 1`,
+          [tenantId, deviceId],
+        )
+      : undefined
+    return {
+      firstSeenMs: r?.f === null || r?.f === undefined ? null : Number(r.f),
+      lastSeenMs: r?.l === null || r?.l === undefined ? null : Number(r.l),
+      observations: Number(r?.n ?? 0),
+      distinctIps: Number(r?.ips ?? 0),
+      accounts: Number(r?.accounts ?? 0),
+      countries: Number(r?.countries ?? 0),
+      browser: b
+        ? { os: b.os, browser: b.browser, mobile: Number(b.mobile) === 1, seenMs: Number(b.created_ms) }
+        : null,
+    }
+  }
+
   /** Events per hour and verdict over [sinceMs, untilMs), from the hourly rollup. */
   async hourly(tenantId: string, sinceMs: number, untilMs: number) {
     const rows = await this.db.all<{ hour_ms: number; verdict: string; n: number }>(

@@ -241,6 +241,7 @@ describe('console sign-in and sessions', () => {
     expect(d.explanation).toMatch(/risk score/)
     expect(d.labels).toEqual([expect.objectContaining({ label: 'legit', note: 'checked by phone' })])
     expect(d.device.timeline[0].eventId).toBe(id)
+    expect(d.device.profile).toMatchObject({ observations: 1, accounts: 1, distinctIps: 1, browser: null })
     const overview = await h.app.inject({ url: '/console/api/overview', headers: s.read })
     expect(overview.statusCode).toBe(200)
     expect(overview.json().hourly).toHaveLength(24)

@@ -74,6 +74,8 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
     await page.getByLabel('Password').fill(CONSOLE_PASSWORD)
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
+    // The overview's data has arrived: no request of the sign-in is still in flight when a test moves the clock.
+    await page.locator('.tiles').waitFor()
     return { t, page, context }
   }
 
@@ -99,6 +101,7 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
       user_id: 'browser-user',
       email: 'x@mailinator.com',
       ip: '8.8.8.8',
+      device_id: 'fp-browser-1',
     })
     expect(ev.checks.length).toBeGreaterThan(0)
     await go(page, 'events', 'Events')
@@ -108,6 +111,7 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
     await page.getByRole('heading', { name: 'Event signup', level: 1 }).waitFor()
     expect(await page.locator('tr.check').count()).toBe(ev.checks.length)
     await expect(page.getByText(ev.event_id).count()).resolves.toBeGreaterThan(0)
+    await page.locator('.device-profile').getByText('Accounts').waitFor()
     await shot(page, 'event-page')
     await context.close()
   })

@@ -174,6 +174,35 @@ function Evidence({ value }: { value: Record<string, unknown> | undefined }) {
   )
 }
 
+function DeviceProfile({ device }: { device: NonNullable<EventDetail['device']> }) {
+  const p = device.profile
+  const rows: [string, string][] = [
+    ['Resolved id', device.resolvedId],
+    ['First seen', p.firstSeenMs === null ? '–' : `${fmtTime(p.firstSeenMs)} UTC`],
+    ['Last seen', p.lastSeenMs === null ? '–' : `${fmtTime(p.lastSeenMs)} UTC`],
+    ['Scores', String(p.observations)],
+    ['Networks (addresses)', String(p.distinctIps)],
+    ['Accounts', String(p.accounts)],
+    ['Countries', String(p.countries)],
+    [
+      'Browser (latest beacon)',
+      p.browser
+        ? `${p.browser.browser ?? '?'} on ${p.browser.os ?? '?'}${p.browser.mobile ? ', mobile' : ''}`
+        : 'no beacon',
+    ],
+  ]
+  return (
+    <dl class="keys device-profile">
+      {rows.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  )
+}
+
 export function EventPage({ id }: { id: string }) {
   const { data, error } = useLoad(
     () => get<EventDetail>(`/console/api/events/${encodeURIComponent(id)}`),
@@ -263,6 +292,7 @@ export function EventPage({ id }: { id: string }) {
         </ul>
       )}
       <h2>Device</h2>
+      {data.device && <DeviceProfile device={data.device} />}
       {data.device ? (
         <ScrollBox>
           <table>
