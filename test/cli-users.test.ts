@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -7,6 +8,24 @@ import { runCli, startServer } from './helpers/processes.js'
 const dir = mkdtempSync(join(tmpdir(), 'verdict-cli-users-'))
 const env = { DATABASE_URL: `sqlite:${join(dir, 'verdict.db')}` }
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** util-linux `script` gives the CLI a terminal of its own, as a person typing would. */
+const SCRIPT = '/usr/bin/script'
+const ROOT = join(import.meta.dirname, '..')
+
+/** Runs `verdict args` on a pseudo-terminal, typing `answers` one per prompt as each prompt appears. */
+function onTerminal(args: string[], answers: string[]): Promise<string> {
+  const command = ['node', join(ROOT, 'bin', 'verdict.mjs'), ...args].map((a) => `'${a}'`).join(' ')
+  const child = spawn(SCRIPT, ['-qec', command, '/dev/null'], { env: { ...process.env, ...env } })
+  let out = ''
+  let asked = 0
+  child.stdout.on('data', (c: Buffer) => {
+    out += c.toString()
+    const prompts = out.match(/password: /gi)?.length ?? 0
+    while (asked < prompts && asked < answers.length) child.stdin.write(`${answers[asked++]}\r`)
+  })
+  return new Promise((resolve) => child.once('close', () => resolve(out)))
+}
 
 const json = (out: string) => {
   const lines = out.trim().split('\n')
@@ -72,4 +91,22 @@ describe('verdict users', () => {
     const again = runCli(['users', 'delete', user.userId], env)
     expect(again.status).toBe(1)
   })
+
+  it.skipIf(!existsSync(SCRIPT))(
+    'asks for the password twice on a terminal, without echoing it',
+    async () => {
+      const tenant = json(runCli(['tenants', 'create', '--name', 'tty'], env).stdout)
+      const args = ['users', 'create', '--tenant', tenant.tenantId, '--email', 'tty@example.com']
+      const out = await onTerminal(args, ['typed on a terminal', 'typed on a terminal'])
+      expect(out).toMatch(/Password: /)
+      expect(out).toMatch(/Repeat password: /)
+      expect(out).not.toContain('typed on a terminal')
+      expect(out).toContain('"email":"tty@example.com"')
+      const differ = await onTerminal(
+        [...args.slice(0, -1), 'tty2@example.com'],
+        ['one long password', 'another one'],
+      )
+      expect(differ).toContain('the two passwords differ')
+    },
+  )
 })
