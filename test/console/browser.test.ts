@@ -362,6 +362,16 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
         expect(overflow, `${p}: the page itself does not scroll sideways`).toBeLessThanOrEqual(0)
         await shot(page, `page-${p.split('/')[0]}-${narrow ? '360' : 'desktop'}`)
       }
+      // On a phone the menu folds behind a button that opens it.
+      if (narrow) {
+        const overview = page.getByRole('navigation').getByRole('link', { name: 'Overview' })
+        expect(await overview.isVisible()).toBe(false)
+        await page.getByRole('button', { name: 'Menu' }).click()
+        expect(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded')).toBe('true')
+        await overview.click()
+        await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
+        expect(await overview.isVisible()).toBe(false)
+      }
       // Keyboard focus is visible (the first control after the page heading).
       if (narrow) {
         await page.getByRole('heading', { level: 1 }).focus()
