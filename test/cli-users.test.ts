@@ -79,6 +79,12 @@ describe('verdict users', () => {
       })
       expect(res.status).toBe(200)
       expect(res.headers.get('set-cookie')).toMatch(/^verdict_session=/)
+      // The started server serves the console built at install time.
+      const page = await fetch(`${server.url}/console/`)
+      expect(page.status).toBe(200)
+      expect(page.headers.get('content-security-policy')).toContain("script-src 'self'")
+      const script = (await page.text()).match(/\/console\/assets\/app\.[0-9a-f]+\.js/)?.[0]
+      expect((await fetch(`${server.url}${script}`)).status).toBe(200)
     } finally {
       await server.stop()
     }
