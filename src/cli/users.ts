@@ -17,8 +17,9 @@ async function readAll(input: Input): Promise<string> {
 /** Asks on the terminal without echoing what is typed. */
 function askHidden(input: Input, prompt: (text: string) => void, question: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    prompt(question)
+    // Echo goes off before the question appears: nothing typed in answer to it is ever shown.
     input.setRawMode?.(true)
+    prompt(question)
     input.resume()
     let value = ''
     const done = (err?: Error) => {
