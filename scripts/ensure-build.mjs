@@ -1,5 +1,6 @@
 // Builds dist/ with tsc when any TypeScript source is newer than the last build, and the browser beacon
-// (dist/beacon, served by the server at run time) when its sources are newer than its last build.
+// (dist/beacon) and the console (dist/console), served by the server at run time, when their sources are
+// newer than their last build.
 // Lets `npm start` and `npx verdict` work on a fresh clone without a separate build step.
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
@@ -17,7 +18,7 @@ function newest(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, entry.name)
     if (entry.isDirectory()) t = Math.max(t, newest(p))
-    else if (entry.name.endsWith('.ts')) t = Math.max(t, statSync(p).mtimeMs)
+    else if (/\.(ts|tsx|css)$/.test(entry.name)) t = Math.max(t, statSync(p).mtimeMs)
   }
   return t
 }
@@ -56,4 +57,20 @@ if (beaconSources > beaconBuilt || !existsSync(join(root, 'dist', 'beacon', 'man
     cwd: root,
   })
   writeFileSync(beaconStamp, String(beaconSources))
+}
+
+// The console (dist/console) likewise, from console/src.
+const consoleStamp = join(root, 'dist', 'console-stamp')
+const consoleBuilt = existsSync(consoleStamp) ? Number(readFileSync(consoleStamp, 'utf8')) : 0
+const consoleSources = Math.max(
+  newest(join(root, 'console')),
+  statSync(join(root, 'scripts', 'build-console.mjs')).mtimeMs,
+  statSync(join(root, 'package.json')).mtimeMs,
+)
+if (consoleSources > consoleBuilt || !existsSync(join(root, 'dist', 'console', 'manifest.json'))) {
+  execFileSync(process.execPath, [join(root, 'scripts', 'build-console.mjs')], {
+    stdio: ['ignore', process.stderr, process.stderr],
+    cwd: root,
+  })
+  writeFileSync(consoleStamp, String(consoleSources))
 }

@@ -16,6 +16,8 @@ import { registerOpenApi } from './plugins/openapi.js'
 import { registerBeaconRoutes, registerBeaconScriptRoutes } from './routes/beacon.js'
 import { registerCheckRoutes } from './routes/checks.js'
 import { registerConfigRoutes } from './routes/config.js'
+import { registerConsoleRoutes } from './routes/console.js'
+import { registerConsoleStatic } from './routes/console-static.js'
 import { registerDeviceRoutes } from './routes/devices.js'
 import { registerEventRoutes } from './routes/events.js'
 import { registerHealthRoutes } from './routes/health.js'
@@ -95,9 +97,11 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   // Every /v1 route needs a key unless it says otherwise. The table of routes feeds the security tests.
   const routes: RegisteredRoute[] = []
   app.decorate('routeTable', routes)
+  // The console's own API takes a console session unless a route says otherwise (src/routes/console.ts).
   app.addHook('onRoute', (route) => {
-    if (!route.url.startsWith('/v1/')) return
-    route.config = { auth: 'key', ...route.config }
+    const isConsole = route.url.startsWith('/console/api/')
+    if (!route.url.startsWith('/v1/') && !isConsole) return
+    route.config = { auth: isConsole ? 'console' : 'key', ...route.config }
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD') routes.push({ method, url: route.url, auth: route.config.auth ?? 'key' })
     }
@@ -123,6 +127,8 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   registerDeviceRoutes(app)
   registerBeaconRoutes(app)
   registerBeaconScriptRoutes(app)
+  registerConsoleRoutes(app)
+  registerConsoleStatic(app)
 
   await app.ready()
   return app

@@ -6,6 +6,7 @@ import { ApiError } from './errors.js'
 import type { Intel } from './intel/index.js'
 import { AuthThrottle } from './services/auth-throttle.js'
 import { type ClusterStatus, singleNode } from './services/cluster.js'
+import { SignInThrottle } from './services/console-auth.js'
 import { GroupWriter } from './services/group-writer.js'
 import { Ja4Signatures } from './services/ja4-signatures.js'
 import { AsnRates } from './services/network.js'
@@ -68,6 +69,8 @@ export interface AppServices {
   readonly keylessRateLimit: number
   /** Failed API-key attempts per client IP. */
   readonly throttle: AuthThrottle
+  /** Failed console sign-ins per client IP and per email. */
+  readonly signInThrottle: SignInThrottle
   /** How this node shares state with the others (health). */
   readonly cluster: ClusterStatus
   /** Refuses new work with 503 while the process is overloaded. */
@@ -103,6 +106,7 @@ export function composeServices(opts: ServiceOptions): AppServices {
     limiter: opts.limiter ?? new RateLimiter(),
     keylessRateLimit: opts.keylessRateLimit ?? envDefault('VERDICT_KEYLESS_RATE_LIMIT'),
     throttle: new AuthThrottle(opts.authFailureLimit),
+    signInThrottle: new SignInThrottle(),
     cluster: opts.cluster ?? singleNode('local'),
     overload: new OverloadGuard(writer, {
       maxQueue: opts.overload?.maxQueue ?? envDefault('VERDICT_MAX_QUEUE'),

@@ -14,6 +14,6 @@ declare module 'fastify' {
     services: AppServices
   }
   interface FastifyContextConfig {
-    auth?: 'key' | 'optional' | 'none' | 'publishable'
+    auth?: 'key' | 'optional' | 'none' | 'publishable' | 'console'
   }
 }

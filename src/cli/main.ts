@@ -13,6 +13,7 @@ import { feeds } from './feeds.js'
 import { replayCommand } from './replay.js'
 import { reportCommand } from './report.js'
 import { traps } from './traps.js'
+import { type Input, users } from './users.js'
 
 export const USAGE = `usage: verdict <command>
 
@@ -23,6 +24,11 @@ export const USAGE = `usage: verdict <command>
                                     (--publishable: a pk_ key for the browser beacon only)
   keys rotate KEY_ID
   keys revoke KEY_ID
+  users create --tenant TENANT_ID --email EMAIL [--password-stdin]
+                                    a console user; asks for the password on the terminal
+                                    (--password-stdin: reads it from standard input instead)
+  users list [--tenant TENANT_ID]
+  users delete USER_ID|EMAIL        the user and every session they have
   feeds update [--only NAME,NAME] [--force]
                                     download Tor/relay/VPN/proxy/datacenter feeds
   feeds import NAME FILE [--force]  load a feed from a file in its upstream format
@@ -41,7 +47,7 @@ export const USAGE = `usage: verdict <command>
                                     per reason code: fired, labelled outcomes, precision with its
                                     95 % interval, recall, suggested weight (a table; --json: JSON)
 
-Tenant, key, backup and restore commands use DATABASE_URL (default ./data/verdict.db); feed commands use
+Tenant, key, user, backup and restore commands use DATABASE_URL (default ./data/verdict.db); feed commands use
 VERDICT_FEEDS_DIR (default ./data/feeds). Results are JSON on stdout (report rules: a table unless
 --json), progress on stderr.`
 
@@ -132,7 +138,10 @@ async function keys(store: Store, sub: string | undefined, args: string[], out: 
 /** Runs one CLI command; returns the process exit code. */
 export async function main(
   argv: string[],
-  io = { stdout: process.stdout, stderr: process.stderr },
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; stdin?: Input } = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+  },
 ): Promise<number> {
   const [group, sub, ...rest] = argv
   const out: Out = (value) => io.stdout.write(`${JSON.stringify(value)}\n`)
@@ -143,7 +152,18 @@ export async function main(
   let store: Store | undefined
   try {
     if (
-      !['tenants', 'keys', 'traps', 'feeds', 'backup', 'restore', 'audit', 'report', 'replay'].includes(group)
+      ![
+        'tenants',
+        'keys',
+        'users',
+        'traps',
+        'feeds',
+        'backup',
+        'restore',
+        'audit',
+        'report',
+        'replay',
+      ].includes(group)
     )
       throw new UsageError(`unknown command: ${group}`)
     // The whole configuration is validated before any command runs, as the server does at start.
@@ -165,6 +185,10 @@ export async function main(
     }
     if (group === 'replay') return await replayCommand(sub === undefined ? rest : [sub, ...rest], store, out)
     if (group === 'report') return await reportCommand(sub, rest, store, (text) => io.stdout.write(text))
+    if (group === 'users') {
+      await users(store, sub, rest, out, io.stdin ?? process.stdin, (text) => io.stderr.write(text))
+      return 0
+    }
     if (group === 'tenants') await tenants(store, sub, rest, out)
     else await keys(store, sub, rest, out)
     return 0

@@ -2,7 +2,10 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { AppServices } from '../context.js'
 import { ApiError } from '../errors.js'
 import { authenticate, extractApiKey } from '../services/auth.js'
+import { CSRF_HEADER, sessionAuth, sessionCookie } from '../services/console-auth.js'
 import { clientBucket, type LimitResult } from '../services/rate-limiter.js'
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 function limitHeaders(reply: FastifyReply, r: LimitResult): void {
   reply.header('RateLimit-Limit', String(r.limit))
@@ -26,6 +29,9 @@ function enforce(reply: FastifyReply, r: LimitResult): void {
  * page) have no mode and pass untouched. Failed key attempts are throttled per client IP (AuthThrottle).
  * 'publishable' (the beacon) needs a pk_ key and is limited per key and per client IP; a pk_ key on
  * any other keyed or optional route is refused (401), so a key copied out of a web page reads nothing.
+ * 'console' routes (/console/api) take a console session cookie only. A keyed or optional /v1 route
+ * called without a key but with a session cookie takes the session as its credential: the console
+ * reads and writes through the same routes and services as the API, as the session's tenant.
  */
 export function registerGuard(app: FastifyInstance, deps: AppServices): void {
   app.decorateRequest('auth', null)
@@ -41,6 +47,31 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
 
     const needsKey = mode === 'key' || mode === 'publishable'
     const raw = extractApiKey(request.headers)
+    const cookie = sessionCookie(request.headers.cookie)
+    if (mode === 'console' || (mode !== 'publishable' && raw === undefined && cookie !== undefined)) {
+      const refused = deps.throttle.refuse(request.ip, undefined, now)
+      if (refused) {
+        throw new ApiError('rate_limited', 'too many failed attempts from this address; retry later', {
+          'Retry-After': String(refused.retryAfterSeconds),
+        })
+      }
+      if (cookie === undefined) throw new ApiError('unauthorized', 'no console session; sign in first')
+      const csrf = request.headers[CSRF_HEADER]
+      const auth = await sessionAuth(
+        deps,
+        cookie,
+        typeof csrf === 'string' ? csrf : undefined,
+        !SAFE_METHODS.has(request.method),
+      ).catch((err: unknown) => {
+        deps.throttle.failed(request.ip, now)
+        throw err
+      })
+      request.auth = auth
+      return enforce(
+        reply,
+        await deps.limiter.hit(`console:${auth.console.userId}`, auth.tenant.rateLimit, now),
+      )
+    }
     if (raw !== undefined || needsKey) {
       // Refused before any key lookup: guessing keys costs the guesser, not the database.
       const refused = deps.throttle.refuse(request.ip, raw, now)

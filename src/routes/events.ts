@@ -24,6 +24,9 @@ export function registerEventRoutes(app: App): void {
         ...(q.verdict ? { verdict: q.verdict } : {}),
         ...(q.event ? { event: q.event } : {}),
         ...(q.q ? { q: q.q } : {}),
+        ...(q.reason ? { reason: q.reason } : {}),
+        ...(q.since_ms ? { sinceMs: digits(q.since_ms, 'query.since_ms', { fallback: 0 }) } : {}),
+        ...(q.until_ms ? { untilMs: digits(q.until_ms, 'query.until_ms', { fallback: 0 }) } : {}),
       })
     },
   )

@@ -18,5 +18,5 @@ export type App = FastifyInstance<
 export interface RegisteredRoute {
   method: string
   url: string
-  auth: 'key' | 'optional' | 'none' | 'publishable'
+  auth: 'key' | 'optional' | 'none' | 'publishable' | 'console'
 }

@@ -1,6 +1,9 @@
 import { Type } from '@fastify/type-provider-typebox'
 import { Digits, Nullable, StrEnum, Strict } from './common.js'
 
+/** A time in milliseconds since the epoch, as a string of digits (longer than Digits allows). */
+const Millis = (description: string) => Type.String({ pattern: '^\\d{1,16}$', description })
+
 export const EventsQuery = Strict({
   limit: Type.Optional(Digits('page size, at most 200 (default 50)')),
   offset: Type.Optional(Digits('events to skip')),
@@ -9,6 +12,11 @@ export const EventsQuery = Strict({
   q: Type.Optional(
     Type.String({ maxLength: 256, description: 'substring of a user id or device fingerprint' }),
   ),
+  reason: Type.Optional(
+    Type.String({ pattern: '^[a-z0-9_]{1,64}$', description: 'only events this reason code fired on' }),
+  ),
+  since_ms: Type.Optional(Millis('only events created at or after this time (ms since the epoch)')),
+  until_ms: Type.Optional(Millis('only events created before this time (ms since the epoch)')),
 })
 
 export const StatsQuery = Strict({

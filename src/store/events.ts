@@ -69,6 +69,11 @@ export interface EventFilter {
   event?: string
   /** Substring of a user id or device fingerprint, case-insensitive. */
   q?: string
+  /** Only events this reason code fired on. */
+  reason?: string
+  /** Only events created at or after / before these times. */
+  sinceMs?: number
+  untilMs?: number
 }
 
 /** History counts stop here; config thresholds are bounded to 0-100. */
@@ -159,6 +164,19 @@ export class EventStore {
     if (f.event) {
       where.push('event = ?')
       params.push(f.event)
+    }
+    if (f.reason) {
+      // Reasons are stored as a JSON array of codes; a quoted code matches one element exactly.
+      where.push("reasons LIKE ? ESCAPE '\\'")
+      params.push(`%"${likeEscape(f.reason)}"%`)
+    }
+    if (f.sinceMs !== undefined) {
+      where.push('created_ms >= ?')
+      params.push(f.sinceMs)
+    }
+    if (f.untilMs !== undefined) {
+      where.push('created_ms < ?')
+      params.push(f.untilMs)
     }
     if (f.q) {
       where.push("(LOWER(user_id) LIKE ? ESCAPE '\\' OR LOWER(device_id) LIKE ? ESCAPE '\\')")

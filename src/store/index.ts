@@ -1,6 +1,7 @@
 import { BeaconStore } from './beacons.js'
 import { CompactionStore } from './compaction.js'
 import { ConfigStore } from './config.js'
+import { ConsoleReads, ConsoleStore } from './console.js'
 import type { Db } from './db.js'
 import { DecisionStore } from './decisions.js'
 import { DeviceStore } from './devices.js'
@@ -47,6 +48,8 @@ export class Store {
   readonly partitions: PartitionStore
   readonly rulePerformance: RulePerformanceStore
   readonly decisions: DecisionStore
+  readonly console: ConsoleStore
+  readonly consoleReads: ConsoleReads
 
   constructor(
     readonly db: Db,
@@ -73,6 +76,8 @@ export class Store {
     this.partitions = new PartitionStore(db)
     this.rulePerformance = new RulePerformanceStore(db)
     this.decisions = new DecisionStore(db)
+    this.console = new ConsoleStore(db)
+    this.consoleReads = new ConsoleReads(db)
   }
 
   async close(): Promise<void> {

@@ -396,4 +396,27 @@ ALTER TABLE events ADD COLUMN rules_version TEXT;
 ALTER TABLE events ADD COLUMN inputs TEXT;
 `,
   },
+  {
+    version: 16,
+    name: 'console users and sessions',
+    sql: `
+CREATE TABLE console_users (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  email TEXT NOT NULL UNIQUE,
+  password_hash TEXT NOT NULL,
+  created_ms BIGINT NOT NULL
+);
+CREATE INDEX console_users_tenant ON console_users (tenant_id);
+CREATE TABLE console_sessions (
+  id_hash TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL REFERENCES console_users(id) ON DELETE CASCADE,
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  created_ms BIGINT NOT NULL,
+  last_ms BIGINT NOT NULL
+);
+CREATE INDEX console_sessions_user ON console_sessions (user_id);
+CREATE INDEX console_sessions_age ON console_sessions (last_ms);
+`,
+  },
 ]

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { revokeKey, rotateKey } from '../../src/services/tenants.js'
+import { issueKey, revokeKey, rotateKey } from '../../src/services/tenants.js'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
+import { type ConsoleSession, consoleSession } from '../helpers/console.js'
 
 /**
  * The common security test. Every keyed route the app registers (collected through onRoute into
@@ -88,6 +89,47 @@ const KEYLESS = new Set([
   'GET /v1/beacon.js',
   'GET /v1/beacon.mjs',
 ])
+/**
+ * The console's own routes (auth 'console': a session cookie, never a key). Their `foreign` requests
+ * are made with tenant B's session and must answer 404.
+ */
+const CONSOLE_CASES: Record<string, SecurityCase> = {
+  'GET /console/api/session': {},
+  'POST /console/api/sign-out': {},
+  'GET /console/api/overview': {},
+  'GET /console/api/keys': {},
+  'GET /console/api/review': {},
+  'GET /console/api/defaults': {},
+  'POST /console/api/keys': { payload: {} },
+  'GET /console/api/users': {},
+  'POST /console/api/users': { payload: { email: 'x@example.com', password: 'long enough password' } },
+  'GET /console/api/events/:id': {
+    url: '/console/api/events/ev_1',
+    foreign: async (h, a) => {
+      const ev = await h.app.inject({
+        method: 'POST',
+        url: '/v1/score',
+        headers: a.headers,
+        payload: { event: 'x' },
+      })
+      return { url: `/console/api/events/${ev.json().event_id}` }
+    },
+  },
+  'POST /console/api/keys/:keyId/rotate': {
+    url: '/console/api/keys/key_1/rotate',
+    foreign: async (h, a) => ({
+      url: `/console/api/keys/${(await issueKey(h.store, h.clock, a.tenantId)).keyId}/rotate`,
+    }),
+  },
+  'POST /console/api/keys/:keyId/revoke': {
+    url: '/console/api/keys/key_1/revoke',
+    foreign: async (h, a) => ({
+      url: `/console/api/keys/${(await issueKey(h.store, h.clock, a.tenantId)).keyId}/revoke`,
+    }),
+  },
+}
+/** Console routes without a session: signing in. */
+const CONSOLE_OPEN = new Set(['POST /console/api/sign-in'])
 /** The browser beacon takes publishable keys only; its own matrix is in test/api/beacon.test.ts. */
 const BEACON = new Set(['POST /v1/beacon', 'OPTIONS /v1/beacon'])
 
@@ -105,16 +147,25 @@ afterAll(async () => {
 })
 
 const keyedRoutes = () => h.app.routeTable.filter((r) => r.auth === 'key').map((r) => `${r.method} ${r.url}`)
+const consoleRoutes = () =>
+  h.app.routeTable.filter((r) => r.auth === 'console').map((r) => `${r.method} ${r.url}`)
 
 describe('security matrix', () => {
   it('covers every keyed route, and only keyless routes skip the key', () => {
     const keyed = keyedRoutes()
     expect(keyed.length).toBeGreaterThan(0)
     expect(keyed.filter((r) => !(r in CASES))).toEqual([])
-    const open = h.app.routeTable.filter((r) => r.auth !== 'key').map((r) => `${r.method} ${r.url}`)
-    expect(open.filter((r) => !KEYLESS.has(r) && !BEACON.has(r) && !r.startsWith('POST /v1/check'))).toEqual(
-      [],
-    )
+    const open = h.app.routeTable
+      .filter((r) => r.auth !== 'key' && r.auth !== 'console')
+      .map((r) => `${r.method} ${r.url}`)
+    expect(
+      open.filter(
+        (r) => !KEYLESS.has(r) && !BEACON.has(r) && !CONSOLE_OPEN.has(r) && !r.startsWith('POST /v1/check'),
+      ),
+    ).toEqual([])
+    const consoleOnly = consoleRoutes()
+    expect(consoleOnly.length).toBeGreaterThan(0)
+    expect(consoleOnly.filter((r) => !(r in CONSOLE_CASES))).toEqual([])
   })
 
   const request = (
@@ -274,5 +325,70 @@ describe('security matrix', () => {
       payload: { user_id: A_USER },
     })
     expect(stillThere.json().counts.events).toBe(1)
+  })
+})
+
+describe('security matrix: console sessions', () => {
+  let sa: ConsoleSession
+  let sb: ConsoleSession
+  beforeAll(async () => {
+    sa = await consoleSession(h, a)
+    sb = await consoleSession(h, b)
+  })
+
+  const send = (route: string, headers: Record<string, string>, c: SecurityCase, from: string) => {
+    const [method, path] = route.split(' ') as [string, string]
+    return h.app.inject({
+      method: method as 'GET',
+      url: c.url ?? path,
+      headers,
+      remoteAddress: from,
+      ...(c.payload !== undefined ? { payload: c.payload as object } : {}),
+    })
+  }
+
+  it('answers 401 on every console route without a session, with an unknown one or a signed-out one', async () => {
+    const out = await consoleSession(h, a)
+    await h.app.inject({ method: 'POST', url: '/console/api/sign-out', headers: out.write })
+    const variants: [string, Record<string, string>][] = [
+      ['no session', {}],
+      ['unknown session', { cookie: `verdict_session=${'a'.repeat(43)}`, 'x-csrf-token': 'x' }],
+      ['signed-out session', out.write],
+      ['an API key instead', a.headers],
+    ]
+    for (const [i, route] of consoleRoutes().entries()) {
+      for (const [label, headers] of variants) {
+        const res = await send(route, headers, CONSOLE_CASES[route]!, `10.78.${i}.1`)
+        expect(res.statusCode, `${route} with ${label}`).toBe(401)
+        expect(res.json().code, `${route} with ${label}`).toBe('unauthorized')
+      }
+    }
+  })
+
+  it('answers 401 on every keyed /v1 route with an unknown or signed-out session and no key', async () => {
+    const out = await consoleSession(h, a)
+    await h.app.inject({ method: 'POST', url: '/console/api/sign-out', headers: out.write })
+    for (const [i, route] of keyedRoutes().entries()) {
+      for (const headers of [out.write, { cookie: `verdict_session=${'b'.repeat(43)}` }]) {
+        const res = await send(route, headers, CASES[route]!, `10.79.${i}.1`)
+        expect(res.statusCode, route).toBe(401)
+      }
+      const ok = await send(route, sa.write, CASES[route]!, `10.79.${i}.1`)
+      expect(ok.statusCode, `${route} with a live session`).not.toBe(401)
+    }
+  })
+
+  it("answers 404 when one tenant's session reaches for another tenant's resource", async () => {
+    for (const [route, c] of [
+      ...Object.entries(CONSOLE_CASES),
+      ...keyedRoutes().map((r) => [r, CASES[r]!] as const),
+    ]) {
+      if (!c.foreign) continue
+      const target = await c.foreign(h, a)
+      const res = await send(route, sb.write, { ...c, ...target }, '10.80.0.1')
+      expect(res.statusCode, route).toBe(404)
+      const own = await send(route, sa.write, { ...c, ...target }, '10.80.0.2')
+      expect(own.statusCode, `${route} for its own tenant`).not.toBe(404)
+    }
   })
 })

@@ -6,10 +6,12 @@ const ROOT = join(import.meta.dirname, '..', '..')
 export function runCli(
   args: string[],
   env: Record<string, string>,
+  input?: string,
 ): { status: number; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'verdict.mjs'), ...args], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
+    ...(input === undefined ? {} : { input }),
     timeout: 60_000,
   })
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }
