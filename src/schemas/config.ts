@@ -69,7 +69,7 @@ const Window = {
     Type.Integer({ minimum: 0, description: 'only events created at or after this time' }),
   ),
   until_ms: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'only events created at or before this time' }),
+    Type.Integer({ minimum: 0, description: 'only events created before this time (exclusive)' }),
   ),
 }
 

@@ -71,7 +71,8 @@ function window(
   req: SimulateRequest,
 ): { sinceMs: number; untilMs: number; limit: number } {
   const windowed = req.since_ms !== undefined || req.until_ms !== undefined
-  const untilMs = req.until_ms ?? ctx.clock.now()
+  // Half-open, as GET /v1/events takes it: [since_ms, until_ms).
+  const untilMs = req.until_ms ?? ctx.clock.now() + 1
   const sinceMs = req.since_ms ?? Number.MIN_SAFE_INTEGER
   if (sinceMs > untilMs) throw badRequest('body.since_ms must not be after body.until_ms')
   // A window without a count takes every event in it, up to the maximum.
@@ -99,7 +100,7 @@ export async function simulateConfig(
   let events = 0
   let changed = 0
   let skipped = 0
-  let beforeMs = untilMs + 1
+  let beforeMs = untilMs
   while (events + skipped < limit) {
     const rows = await ctx.store.decisions.page(tenantId, sinceMs - 1, beforeMs, pageSize)
     if (rows.length === 0) break

@@ -114,11 +114,13 @@ describe.each<Engine>(['sqlite', 'postgres'])('what-if simulation on %s', (engin
     expect((await simulate({ limit: 2 })).json().events).toBe(2)
     // The newest two are E4 and E5: one block, one allow.
     expect((await simulate({ limit: 2 })).json().transitions.block.block).toBe(1)
-    const windowed = (await simulate({ since_ms: start + 1000, until_ms: start + 2000 })).json()
+    // [since, until): E2 and E3, not E4 created at until_ms itself.
+    const windowed = (await simulate({ since_ms: start + 1000, until_ms: start + 3000 })).json()
     expect(windowed.events).toBe(2)
     expect(windowed.transitions.review.review).toBe(1)
     expect(windowed.transitions.allow.allow).toBe(1)
-    expect((await simulate({ until_ms: start - 1 })).json().events).toBe(0)
+    expect((await simulate({ until_ms: start })).json().events).toBe(0)
+    expect((await simulate({ since_ms: start, until_ms: start })).json().events).toBe(0)
     await h.store.db.run('UPDATE events SET inputs = NULL WHERE tenant_id = ? AND id = ?', [
       t.tenantId,
       events[0]!.event_id,
