@@ -1,5 +1,6 @@
 import { asnRatesJob } from './asn-rates.js'
 import { collisionRiskJob } from './collision-risk.js'
+import { consoleSessionExpiryJob } from './console-session-expiry.js'
 import { feedReloadJob } from './feed-reload.js'
 import { idempotencyExpiryJob } from './idempotency-expiry.js'
 import { ja4SignaturesCacheJob, ja4SignaturesJob } from './ja4-signatures.js'
@@ -27,5 +28,6 @@ export function backgroundJobs(settings: { feedsReloadMs: number; retentionDays:
     ja4SignaturesCacheJob,
     storageCompactionJob,
     idempotencyExpiryJob,
+    consoleSessionExpiryJob,
   ]
 }

@@ -174,6 +174,21 @@ describe('console sign-in and sessions', () => {
     expect((await h.app.inject({ url: '/console/api/session', headers: busy.read })).statusCode).toBe(401)
   })
 
+  it('deletes expired sessions in the background, and only those', async () => {
+    const rows = async () =>
+      (await h.store.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM console_sessions'))!.n
+    // Sign-in also clears expired sessions, so the old one expires after the last sign-in.
+    const old = await consoleSession(h, a)
+    h.clock.advance(SESSION_IDLE_MS / 2)
+    const live = await consoleSession(h, a)
+    h.clock.advance(SESSION_IDLE_MS / 2 + 1000)
+    const before = Number(await rows())
+    await h.jobs.runNow('console-session-expiry')
+    expect(Number(await rows())).toBe(before - 1)
+    expect((await h.app.inject({ url: '/console/api/session', headers: live.read })).statusCode).toBe(200)
+    expect((await h.app.inject({ url: '/console/api/session', headers: old.read })).statusCode).toBe(401)
+  })
+
   it('signs out on the server: the old cookie answers 401 afterwards', async () => {
     const s = await consoleSession(h, a)
     const noCsrf = await h.app.inject({ method: 'POST', url: '/console/api/sign-out', headers: s.read })

@@ -255,6 +255,7 @@ describe('the job registry', () => {
       'ja4-signatures-cache',
       'storage-compaction',
       'idempotency-expiry',
+      'console-session-expiry',
     ])
     for (const j of jobs) {
       expect(j.reads.length, j.name).toBeGreaterThan(0)
