@@ -41,15 +41,20 @@ export async function getConfig(ctx: TenantContext): Promise<ConfigView> {
   return view(c.version, c.overrides)
 }
 
+/** The effective configuration of some overrides; 400 when it is inconsistent. */
+function consistent(overrides: Overrides): ScoringConfig {
+  const config = effectiveConfig(overrides as ConfigOverrides)
+  const problem = configProblem(config)
+  if (problem) throw badRequest(problem)
+  return config
+}
+
 /** The stored overrides with a patch applied (keys not sent keep their value), refused when inconsistent. */
 export function mergedConfig(overrides: Overrides, patch: ConfigPatch): ScoringConfig {
-  const merged = effectiveConfig({
+  return consistent({
     weights: { ...overrides.weights, ...patch.weights },
     thresholds: { ...overrides.thresholds, ...patch.thresholds },
-  } as ConfigOverrides)
-  const problem = configProblem(merged)
-  if (problem) throw badRequest(problem)
-  return merged
+  })
 }
 
 /**
@@ -63,10 +68,7 @@ export async function updateConfig(ctx: TenantContext, patch: ConfigPatch): Prom
       weights: { ...patch.weights } as Record<string, number>,
       thresholds: { ...patch.thresholds } as Record<string, number>,
     },
-    (o) => {
-      const problem = configProblem(effectiveConfig(o as ConfigOverrides))
-      if (problem) throw badRequest(problem)
-    },
+    consistent,
     render,
     ctx.clock.now(),
   )
@@ -91,7 +93,11 @@ export async function listConfigVersions(
   if (rows.length === 0 && offset === 0) {
     const c = await ctx.store.config.current(ctx.tenant.id)
     if (c.version === 0) {
-      versions.push({ id: 0, createdMs: ctx.tenant.createdMs, config: view(0, c.overrides).effective })
+      versions.push({
+        id: 0,
+        createdMs: ctx.tenant.createdMs,
+        config: effectiveConfig(c.overrides as ConfigOverrides),
+      })
     }
   }
   return { versions }

@@ -92,7 +92,7 @@ export async function simulateConfig(
   const tenantId = ctx.tenant.id
   const current = await ctx.store.config.current(tenantId)
   const proposed = mergedConfig(current.overrides, req)
-  const now: ScoringConfig = effectiveConfig(current.overrides as ConfigOverrides)
+  const currentConfig: ScoringConfig = effectiveConfig(current.overrides as ConfigOverrides)
   const { sinceMs, untilMs, limit } = window(ctx, req)
 
   const transitions = emptyTransitions()
@@ -102,7 +102,7 @@ export async function simulateConfig(
   let skipped = 0
   let beforeMs = untilMs
   while (events + skipped < limit) {
-    const rows = await ctx.store.decisions.page(tenantId, sinceMs - 1, beforeMs, pageSize)
+    const rows = await ctx.store.decisions.page(tenantId, sinceMs, beforeMs, pageSize)
     if (rows.length === 0) break
     const oldest = rows[rows.length - 1]!.createdMs
     // A full page may end inside a millisecond (a batch shares one): take that millisecond whole.
@@ -120,7 +120,7 @@ export async function simulateConfig(
       const before =
         r.configVersion === current.version && r.rulesVersion === RULES_VERSION
           ? (r.verdict as Verdict)
-          : score(replayInput(input, now)).verdict
+          : score(replayInput(input, currentConfig)).verdict
       const after = score(replayInput(input, proposed)).verdict
       events++
       transitions[before][after]++

@@ -84,12 +84,11 @@ export class ConfigStore {
       const before = effective(current.overrides)
       const after = effective(merged)
       if (after === before) return current
-      const versioned = yield* q.get('SELECT 1 AS one FROM config_versions WHERE tenant_id = ? LIMIT 1', [
-        tenantId,
-      ])
       const insert =
         'INSERT INTO config_versions (tenant_id, version, created_ms, config) VALUES (?, ?, ?, ?)'
-      if (!versioned) yield* q.run(insert, [tenantId, 0, Number(tenant?.created_ms ?? now), before])
+      // Version 0 is stored together with version 1: while the tenant is on 0, it is not stored yet.
+      if (current.version === 0)
+        yield* q.run(insert, [tenantId, 0, Number(tenant?.created_ms ?? now), before])
       const version = current.version + 1
       yield* q.run(insert, [tenantId, version, now, after])
       for (const section of ['weights', 'thresholds'] as const) {

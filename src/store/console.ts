@@ -168,18 +168,13 @@ export class ConsoleReads {
 
   /** Events with verdict review and no label yet, oldest first. */
   async reviewQueue(tenantId: string, limit: number) {
+    const queued = `FROM events e WHERE e.tenant_id = ? AND e.verdict = 'review'
+      AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.tenant_id = e.tenant_id AND l.event_id = e.id)`
     const rows = await this.db.all<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM events e
-        WHERE e.tenant_id = ? AND e.verdict = 'review'
-          AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.tenant_id = e.tenant_id AND l.event_id = e.id)
-        ORDER BY e.created_ms, e.id LIMIT ?`,
+      `SELECT ${EVENT_COLUMNS} ${queued} ORDER BY e.created_ms, e.id LIMIT ?`,
       [tenantId, limit],
     )
-    const total = await this.db.get<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM events e WHERE e.tenant_id = ? AND e.verdict = 'review'
-          AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.tenant_id = e.tenant_id AND l.event_id = e.id)`,
-      [tenantId],
-    )
+    const total = await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n ${queued}`, [tenantId])
     return { events: rows.map(toEventRecord), total: Number(total?.n ?? 0) }
   }
 

@@ -1,5 +1,5 @@
 import type { Db } from './db.js'
-import type { Outcome } from './rule-performance.js'
+import { LATEST_LABEL, type Outcome } from './rule-performance.js'
 
 /** A recorded decision with what it can be decided again from (null for events recorded before that existed). */
 export interface RecordedDecision {
@@ -76,12 +76,12 @@ export class DecisionStore {
   }
 
   /**
-   * Up to `limit` events of (sinceMs, beforeMs), newest first. Ordered by time alone, so the tenant-time
+   * Up to `limit` events of [sinceMs, beforeMs), newest first. Ordered by time alone, so the tenant-time
    * index yields them without a sort; the caller completes a page's oldest millisecond with `at`.
    */
   async page(tenantId: string, sinceMs: number, beforeMs: number, limit: number): Promise<DecisionRow[]> {
     const rows = await this.db.all<Row>(
-      `SELECT ${PAGE_COLUMNS} FROM events WHERE tenant_id = ? AND created_ms > ? AND created_ms < ?
+      `SELECT ${PAGE_COLUMNS} FROM events WHERE tenant_id = ? AND created_ms >= ? AND created_ms < ?
         ORDER BY created_ms DESC LIMIT ?`,
       [tenantId, sinceMs, beforeMs, limit],
     )
@@ -103,10 +103,7 @@ export class DecisionStore {
       `SELECT l.event_id AS event_id, l.label AS label
          FROM labels l JOIN events e ON e.id = l.event_id AND e.tenant_id = l.tenant_id
         WHERE l.tenant_id = ? AND e.tenant_id = ? AND e.created_ms >= ? AND e.created_ms <= ?
-          AND NOT EXISTS (
-            SELECT 1 FROM labels later
-             WHERE later.tenant_id = l.tenant_id AND later.event_id = l.event_id
-               AND (later.created_ms > l.created_ms OR (later.created_ms = l.created_ms AND later.id > l.id)))`,
+          AND ${LATEST_LABEL}`,
       [tenantId, tenantId, sinceMs, untilMs],
     )
     return new Map(rows.map((r) => [r.event_id, r.label === 'legit' ? 'legit' : 'fraud']))

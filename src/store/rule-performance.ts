@@ -1,6 +1,15 @@
 import { HOUR_MS } from './aggregates.js'
 import type { Db } from './db.js'
 
+/**
+ * The condition that keeps, of an event's labels `l`, only its latest (the highest created_ms, then the
+ * highest id): the label an event counts under wherever outcomes are read.
+ */
+export const LATEST_LABEL = `NOT EXISTS (
+  SELECT 1 FROM labels later
+   WHERE later.tenant_id = l.tenant_id AND later.event_id = l.event_id
+     AND (later.created_ms > l.created_ms OR (later.created_ms = l.created_ms AND later.id > l.id)))`
+
 /** The outcome an event counts under: its latest label, fraud and chargeback both counting as fraud. */
 export type Outcome = 'fraud' | 'legit'
 
@@ -53,10 +62,7 @@ export class RulePerformanceStore {
       `SELECT e.reasons AS reasons, l.label AS label
          FROM labels l JOIN events e ON e.id = l.event_id AND e.tenant_id = l.tenant_id
         WHERE l.tenant_id = ? AND e.tenant_id = ? AND e.created_ms > ? AND e.created_ms <= ?
-          AND NOT EXISTS (
-            SELECT 1 FROM labels later
-             WHERE later.tenant_id = l.tenant_id AND later.event_id = l.event_id
-               AND (later.created_ms > l.created_ms OR (later.created_ms = l.created_ms AND later.id > l.id)))`,
+          AND ${LATEST_LABEL}`,
       [tenantId, tenantId, sinceMs, untilMs],
     )
     return rows.map((r) => ({
