@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { BEACON_FLAGS } from '../../src/beacon/contract.js'
 import { issueKey } from '../../src/services/tenants.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
+import { scoreOk } from '../helpers/device.js'
 import { pgAvailable } from '../helpers/pg.js'
 
 const hasPg = await pgAvailable()
@@ -58,16 +59,8 @@ describe.each<Engine>(['sqlite', 'postgres'])('watch-mode beacons on the device 
     expect(res.statusCode, res.body).toBe(200)
     h.clock.advance(60_000)
   }
-  const score = async (payload: Record<string, unknown>, headers = t.headers): Promise<Body> => {
-    const res = await h.app.inject({
-      method: 'POST',
-      url: '/v1/score',
-      headers,
-      payload: { event: 'checkout', ...payload },
-    })
-    expect(res.statusCode, res.body).toBe(200)
-    return res.json()
-  }
+  const score = (payload: Record<string, unknown>, headers = t.headers) =>
+    scoreOk<Body>(h, headers, { event: 'checkout', ...payload })
   const check = (b: Body, reason: string) => b.checks.find((c) => c.reason === reason)
 
   run('stores the connection class of each beacon, like a scored IP', async () => {

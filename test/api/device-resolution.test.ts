@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { verifyDeviceToken } from '../../src/services/device-token.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
+import { carriedIdentity, scoreOk } from '../helpers/device.js'
 import { pgAvailable } from '../helpers/pg.js'
 
 const hasPg = await pgAvailable()
@@ -24,22 +24,10 @@ describe.each<Engine>(['sqlite', 'postgres'])('device resolution on %s', (engine
     h = await build({ engine })
     t = await h.tenant()
   }
-  const score = async (payload: Record<string, unknown>, headers = t.headers): Promise<Body> => {
-    const res = await h.app.inject({
-      method: 'POST',
-      url: '/v1/score',
-      headers,
-      payload: { event: 'login', ...payload },
-    })
-    expect(res.statusCode, res.body).toBe(200)
-    return res.json()
-  }
+  const score = (payload: Record<string, unknown>, headers = t.headers) =>
+    scoreOk<Body>(h, headers, { event: 'login', ...payload })
   /** The identity the response's device token carries. */
-  const carried = (b: Body) => {
-    const check = verifyDeviceToken(h.hasher, t.tenantId, b.device_token, h.clock.now())
-    if (!check.ok) throw new Error(`unusable token: ${check.reason}`)
-    return check.identity
-  }
+  const carried = (b: Body) => carriedIdentity(h, t.tenantId, b.device_token)
 
   run(
     'links visits: one identity from the first visit through token replays, per network at rung 2',

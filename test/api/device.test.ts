@@ -6,9 +6,10 @@ import {
   PRIOR_COLLISION_RISK,
   TOKEN_COLLISION_RISK,
 } from '../../src/services/device.js'
-import { TOKEN_VALIDITY_MS, verifyDeviceToken } from '../../src/services/device-token.js'
+import { TOKEN_VALIDITY_MS } from '../../src/services/device-token.js'
 import { ALL_TRAFFIC } from '../../src/store/devices.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
+import { carriedIdentity, scoreOk } from '../helpers/device.js'
 import { pgAvailable } from '../helpers/pg.js'
 
 const hasPg = await pgAvailable()
@@ -66,22 +67,10 @@ describe.each<Engine>(['sqlite', 'postgres'])('device identity on %s', (engine) 
     h = await build({ engine })
     t = await h.tenant()
   }
-  const score = async (payload: Record<string, unknown>, headers = t.headers): Promise<Body> => {
-    const res = await h.app.inject({
-      method: 'POST',
-      url: '/v1/score',
-      headers,
-      payload: { event: 'login', ...payload },
-    })
-    expect(res.statusCode, res.body).toBe(200)
-    return res.json()
-  }
+  const score = (payload: Record<string, unknown>, headers = t.headers) =>
+    scoreOk<Body>(h, headers, { event: 'login', ...payload })
   /** The identity the response's device token carries. */
-  const carried = (b: Body) => {
-    const check = verifyDeviceToken(h.hasher, t.tenantId, b.device_token, h.clock.now())
-    if (!check.ok) throw new Error(`unusable token: ${check.reason}`)
-    return check.identity
-  }
+  const carried = (b: Body) => carriedIdentity(h, t.tenantId, b.device_token)
   const weight = (b: Body, reason: string) => b.checks.find((c) => c.reason === reason)?.weight
   const observations = async (id: string, q = '', headers = t.headers) => {
     const res = await h.app.inject({ url: `/v1/device/${encodeURIComponent(id)}/observations${q}`, headers })
