@@ -8,6 +8,7 @@ import { retentionJob } from './retention.js'
 import { storageCompactionJob } from './storage-compaction.js'
 import { trapRetentionJob } from './trap-retention.js'
 import type { Job } from './types.js'
+import { velocityTrimJob } from './velocity-trim.js'
 
 export { localLease } from './lease.js'
 export { Scheduler } from './scheduler.js'
@@ -29,5 +30,6 @@ export function backgroundJobs(settings: { feedsReloadMs: number; retentionDays:
     storageCompactionJob,
     idempotencyExpiryJob,
     consoleSessionExpiryJob,
+    velocityTrimJob,
   ]
 }

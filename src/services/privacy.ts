@@ -28,6 +28,7 @@ export const ERASED_TABLES = [
   'device_observations',
   'device_links',
   'device_link_counts',
+  'ip_accounts',
   'beacon_observations',
 ] as const
 

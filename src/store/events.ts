@@ -1,5 +1,6 @@
 import { HOUR_MS } from './aggregates.js'
 import { type Db, type Param, q, type Work } from './db.js'
+import { countIpAccounts, recordIpAccount, trimIpAccounts } from './ip-accounts.js'
 import type { EventAttributes, ScoredEvent } from './scored-event.js'
 
 /** What is stored of a scored event: hashes and coarse attributes, never a raw email, IP or phone. */
@@ -76,9 +77,6 @@ export interface EventFilter {
   untilMs?: number
 }
 
-/** History counts stop here; config thresholds are bounded to 0-100. */
-export const ACCOUNT_COUNT_CAP = 100
-
 const INSERT_EVENT = `INSERT INTO events (${EVENT_COLUMNS}, asn_bad, config_version, rules_version, inputs)
   VALUES (${EVENT_COLUMNS.split(',')
     .map(() => '?')
@@ -89,7 +87,10 @@ const likeEscape = (s: string) => s.toLowerCase().replace(/[\\%_]/g, (c) => `\\$
 export class EventStore {
   constructor(private readonly db: Db) {}
 
-  /** One row per event; statistics and ASN rates are counted by the group's counters instead. */
+  /**
+   * One row per event, plus its IP → account pair for velocity; statistics and ASN rates are counted by
+   * the group's counters instead.
+   */
   *insert(s: ScoredEvent): Work<void> {
     const a = s.attributes
     const r = s.result
@@ -118,6 +119,8 @@ export class EventStore {
       s.decidedBy.rulesVersion,
       JSON.stringify(s.decidedBy.input),
     ])
+    if (a.ipHash !== null && a.userId !== null)
+      yield* recordIpAccount(a.tenantId, a.ipHash, a.userId, s.createdMs)
   }
 
   /** Marks a labelled event bad for its ASN's rate; returns the event's ASN and time when it was not already. */
@@ -129,21 +132,14 @@ export class EventStore {
     return r && r.asn !== null ? { asn: Number(r.asn), createdMs: Number(r.created_ms) } : null
   }
 
-  /**
-   * Distinct accounts seen on an IP since `sinceMs`, counting `userId` (the event being scored)
-   * whether or not it was seen before. Counting stops at ACCOUNT_COUNT_CAP: every tier threshold is
-   * at most 100, so the cap never changes a verdict, and a hot IP costs a bounded scan.
-   */
+  /** Distinct accounts scored from an IP since `sinceMs`, this event's included (store/ip-accounts.ts). */
   *ipAccounts(tenantId: string, ipHash: string, sinceMs: number, userId: string | null): Work<number> {
-    const r = yield* q.get<{ n: number; seen: number | null }>(
-      `SELECT COUNT(*) AS n, MAX(CASE WHEN user_id = ? THEN 1 ELSE 0 END) AS seen FROM (
-         SELECT DISTINCT user_id FROM events
-          WHERE tenant_id = ? AND ip_hash = ? AND created_ms > ? AND user_id IS NOT NULL
-          LIMIT ${ACCOUNT_COUNT_CAP}) AS recent`,
-      [userId ?? '', tenantId, ipHash, sinceMs],
-    )
-    const n = Number(r?.n ?? 0)
-    return Math.min(ACCOUNT_COUNT_CAP, userId !== null && Number(r?.seen ?? 0) !== 1 ? n + 1 : n)
+    return yield* countIpAccounts(tenantId, ipHash, sinceMs, userId)
+  }
+
+  /** Deletes up to `limit` IP → account pairs last seen before `beforeMs` (the velocity-trim job). */
+  expireIpAccounts(beforeMs: number, limit: number): Promise<number> {
+    return trimIpAccounts(this.db, beforeMs, limit)
   }
 
   async get(tenantId: string, id: string): Promise<EventRecord | undefined> {

@@ -1,5 +1,5 @@
 import { type Param, q, type Work } from './db.js'
-import { ACCOUNT_COUNT_CAP } from './events.js'
+import { ACCOUNT_COUNT_CAP } from './ip-accounts.js'
 
 /**
  * Device link aggregates: which distinct members (accounts, IP hashes, token identities) each device

@@ -419,4 +419,24 @@ CREATE INDEX console_sessions_user ON console_sessions (user_id);
 CREATE INDEX console_sessions_age ON console_sessions (last_ms);
 `,
   },
+  {
+    version: 17,
+    name: 'IP velocity aggregate',
+    // Pairs of the last hour are enough (older ones are never counted); later ones come with each event.
+    sql: `
+CREATE TABLE ip_accounts (
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  ip_hash TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  last_ms BIGINT NOT NULL,
+  PRIMARY KEY (tenant_id, ip_hash, user_id)
+) {{WITHOUT_ROWID}};
+CREATE INDEX ip_accounts_recent ON ip_accounts (tenant_id, ip_hash, last_ms);
+CREATE INDEX ip_accounts_age ON ip_accounts (last_ms);
+INSERT INTO ip_accounts (tenant_id, ip_hash, user_id, last_ms)
+  SELECT tenant_id, ip_hash, user_id, MAX(created_ms) FROM events
+   WHERE ip_hash IS NOT NULL AND user_id IS NOT NULL AND created_ms > {{NOW_MS}} - 3600000
+   GROUP BY tenant_id, ip_hash, user_id;
+`,
+  },
 ]

@@ -1,6 +1,7 @@
 import { type Db, type Param, q, type Work } from './db.js'
 import { EVENT_COLUMNS, type EventRow, toEventRecord } from './events.js'
 import { Cached, type Invalidation, tenantScoped } from './invalidation.js'
+import { ipAccountPairsOf, rederiveIpAccounts } from './ip-accounts.js'
 import { eraseLinks, type ObservationLinkSource } from './links.js'
 import { LOOKUP_COLUMNS, type LookupRow, toLookupRecord } from './lookups.js'
 
@@ -267,10 +268,13 @@ export class PrivacyStore {
     ])
     const observations = deviceRows + beacons
     const ev = matcher(keys, EVENT_COLS)
+    // IP velocity's pairs of these events are derived again from the events that remain.
+    const pairs = yield* ipAccountPairsOf(tenantId, ev.where, ev.params)
     const events = yield* q.run(`DELETE FROM events WHERE tenant_id = ? AND ${ev.where}`, [
       tenantId,
       ...ev.params,
     ])
+    yield* rederiveIpAccounts(tenantId, pairs, { ipHash: keys.ipHash, userId: keys.userId })
     const hashes = [keys.emailHash, keys.ipHash, keys.phoneHash].filter((h): h is string => h !== undefined)
     const lookups = hashes.length
       ? yield* q.run(

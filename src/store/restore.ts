@@ -33,6 +33,7 @@ const SOURCES: Record<keyof StoredIdentifiers, [table: string, column: string, w
     ['labels', 'ip_hash'],
     ['device_observations', 'ip_hash'],
     ['beacon_observations', 'ip_hash'],
+    ['ip_accounts', 'ip_hash'],
     ['lookups', 'value_hash', "kind = 'ip'"],
     ['list_entries', 'value_key', "type = 'ip'"],
   ],
@@ -51,6 +52,7 @@ const SOURCES: Record<keyof StoredIdentifiers, [table: string, column: string, w
     ['events', 'user_id'],
     ['labels', 'user_id'],
     ['device_observations', 'user_id'],
+    ['ip_accounts', 'user_id'],
     ['list_entries', 'value_key', "type = 'user'"],
   ],
 }

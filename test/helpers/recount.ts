@@ -47,6 +47,10 @@ export interface EventRow {
   checks: string
   asn: number | null
   asn_bad: number
+  ip_hash: string | null
+  user_id: string | null
+  /** The recorded engine input (JSON): holds the IP account count the event was scored with. */
+  inputs: string | null
 }
 
 const distinct = <T>(xs: readonly T[]) => new Set(xs).size
@@ -198,4 +202,35 @@ export function stats(events: readonly EventRow[], to: number, hours: number) {
       .sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : 1))
       .slice(0, 10),
   }
+}
+
+/**
+ * IP velocity by brute force: the distinct accounts of the events before `ordered[k]` (in the order they
+ * were recorded) on its IP in the 10 minutes before it, plus its own account.
+ */
+export function ipAccountsRecount(ordered: readonly EventRow[], k: number, windowMs = 10 * 60_000): number {
+  const e = ordered[k]!
+  const users = new Set<string>()
+  for (let i = 0; i < k; i++) {
+    const o = ordered[i]!
+    if (
+      o.ip_hash === e.ip_hash &&
+      o.user_id !== null &&
+      Number(o.created_ms) > Number(e.created_ms) - windowMs
+    )
+      users.add(o.user_id)
+  }
+  if (e.user_id !== null) users.add(e.user_id)
+  return Math.min(100, users.size)
+}
+
+/** Per IP hash and account, the time of the latest event: what `ip_accounts` holds before any trim. */
+export function ipAccountPairs(events: readonly EventRow[]): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const e of events) {
+    if (e.ip_hash === null || e.user_id === null) continue
+    const k = `${e.ip_hash}|${e.user_id}`
+    out.set(k, Math.max(out.get(k) ?? 0, Number(e.created_ms)))
+  }
+  return out
 }

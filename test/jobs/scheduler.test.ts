@@ -256,6 +256,7 @@ describe('the job registry', () => {
       'storage-compaction',
       'idempotency-expiry',
       'console-session-expiry',
+      'velocity-trim',
     ])
     for (const j of jobs) {
       expect(j.reads.length, j.name).toBeGreaterThan(0)

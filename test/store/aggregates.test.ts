@@ -8,6 +8,8 @@ import {
   type EventRow,
   fingerprintTokens,
   HOUR,
+  ipAccountPairs,
+  ipAccountsRecount,
   linkCounts,
   linkTriples,
   type ObservationRow,
@@ -114,7 +116,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('maintained aggregates on %s again
       [t.tenantId],
     )
     events = await h.store.db.all<EventRow>(
-      'SELECT id, created_ms, verdict, score, reasons, checks, asn, asn_bad FROM events WHERE tenant_id = ?',
+      'SELECT id, created_ms, verdict, score, reasons, checks, asn, asn_bad, ip_hash, user_id, inputs FROM events WHERE tenant_id = ?',
       [t.tenantId],
     )
   }, 300_000)
@@ -165,6 +167,51 @@ describe.each<Engine>(['sqlite', 'postgres'])('maintained aggregates on %s again
         expected,
       )
       expect([...expected.values()].some((x) => x.n > 1)).toBe(true)
+    },
+  )
+
+  run('IP velocity: every event counted the distinct accounts on its IP in the 10 minutes before it', () => {
+    const byId = new Map(events.map((e) => [e.id, e]))
+    const ordered = scored.map((s) => byId.get(s.eventId)!)
+    const wrong: string[] = []
+    let checked = 0
+    let shared = 0
+    ordered.forEach((e, k) => {
+      if (e.ip_hash === null) return
+      const want = ipAccountsRecount(ordered, k)
+      const got = (JSON.parse(e.inputs!) as { history: { ipAccounts: number } }).history.ipAccounts
+      if (got !== want) wrong.push(`${e.id}: got ${got} want ${want}`)
+      checked++
+      if (want > 2) shared++
+    })
+    expect(wrong.slice(0, 6), `${wrong.length} of ${checked} differ`).toEqual([])
+    expect(checked).toBeGreaterThan(150)
+    expect(shared).toBeGreaterThan(10)
+  })
+
+  run(
+    'ip_accounts: per IP and account, the time of its latest event; the trim keeps the last hour',
+    async () => {
+      const read = async () =>
+        new Map(
+          (
+            await h.store.db.all<{ ip_hash: string; user_id: string; last_ms: number }>(
+              'SELECT ip_hash, user_id, last_ms FROM ip_accounts WHERE tenant_id = ?',
+              [t.tenantId],
+            )
+          ).map((r) => [`${r.ip_hash}|${r.user_id}`, Number(r.last_ms)]),
+        )
+      const pairs = ipAccountPairs(events)
+      expect(await read()).toEqual(pairs)
+      const last = Math.max(...pairs.values())
+      const before = h.clock.now()
+      h.clock.set(last + 30 * 60_000)
+      await h.jobs.runNow('velocity-trim')
+      const kept = new Map([...pairs].filter(([, ms]) => ms >= last + 30 * 60_000 - HOUR))
+      expect(kept.size).toBeGreaterThan(0)
+      expect(kept.size).toBeLessThan(pairs.size)
+      expect(await read()).toEqual(kept)
+      h.clock.set(before)
     },
   )
 

@@ -1,0 +1,23 @@
+import { IP_ACCOUNTS_KEEP_MS } from '../store/ip-accounts.js'
+import type { Job } from './types.js'
+
+const BATCH = 5_000
+
+/**
+ * IP velocity counts the accounts of the last 10 minutes from `ip_accounts`; pairs not seen for an hour
+ * can never count again. Deleting them keeps the table (and the user ids and IP hashes it holds) to about
+ * an hour of traffic. Bounded batches with a turn of the event loop between them.
+ */
+export const velocityTrimJob: Job = {
+  name: 'velocity-trim',
+  scope: 'cluster',
+  reads: 'ip_accounts',
+  writes: 'ip_accounts (deletes IP → account pairs not seen for an hour)',
+  intervalMs: 5 * 60_000,
+  firstRunMs: 60_000,
+  run: async ({ store, clock }) => {
+    const before = clock.now() - IP_ACCOUNTS_KEEP_MS
+    while ((await store.events.expireIpAccounts(before, BATCH)) === BATCH)
+      await new Promise((r) => setImmediate(r))
+  },
+}
