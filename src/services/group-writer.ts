@@ -22,6 +22,12 @@ interface Pending {
 }
 
 /**
+ * Groups that may be in flight at once on PostgreSQL (each on its own pooled connection). The database
+ * then works on one group while this process prepares the next; more than a few only queue on the pool.
+ */
+export const PG_PARALLEL_GROUPS = 3
+
+/**
  * Group commit for the scoring write path: jobs submitted in the same tick run one after another in a
  * single transaction. Every job sees the rows of the jobs before it (velocity history stays exact), the
  * counters of the whole group are written once at its end, and concurrent requests share one commit
@@ -30,16 +36,23 @@ interface Pending {
  * two round trips per event); any other error rolls the whole group back and fails all of its jobs.
  * The monthly meter is written last (store/group-meter.ts): when another node used the quota room
  * meanwhile, the group is rolled back and run once more with the usage rows locked up front.
- * On SQLite the whole group runs synchronously: nothing else runs on the event loop meanwhile.
+ * On SQLite the whole group runs synchronously: nothing else runs on the event loop meanwhile, and one
+ * group runs at a time. On PostgreSQL up to `parallel` groups run at once, never two that share an
+ * entity (see `take`): a job waits while a running group holds one of its entities, and so does every
+ * later job of that entity, so each entity's jobs still commit in the order they were submitted.
  */
 export class GroupWriter {
   private queue: Pending[] = []
-  private running = false
+  private running = 0
+  private pumping = false
+  /** Entities of the running groups, with how many running groups hold each. */
+  private readonly held = new Map<string, number>()
 
   constructor(
     private readonly db: Db,
     private readonly usage: UsageStore,
     private readonly maxGroup = 256,
+    private readonly parallel = db.dialect === 'postgres' ? PG_PARALLEL_GROUPS : 1,
   ) {}
 
   /** Jobs waiting for the next commit: the load-shedding signal. */
@@ -50,37 +63,84 @@ export class GroupWriter {
   submit<T>(job: Job<T>, locks: readonly string[] = []): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ job, locks, resolve: resolve as (v: unknown) => void, reject })
-      if (!this.running) {
-        this.running = true
-        setImmediate(() => void this.drain())
+      if (!this.pumping && this.running < this.parallel) {
+        // Jobs submitted in the same tick join one group.
+        this.pumping = true
+        setImmediate(() => {
+          this.pumping = false
+          this.pump()
+        })
       }
     })
   }
 
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const group = this.queue.splice(0, this.maxGroup)
-      const outcomes: Outcome[] = []
-      try {
-        try {
-          await this.run(group, outcomes, null)
-        } catch (error) {
-          // Rare (only near a quota, with another writer metering the same tenant): run it again exactly.
-          if (!(error instanceof MeterOvertaken)) throw error
-          await this.run(group, outcomes, error.keys)
+  /** Starts groups while there is room and a queued job that may run. */
+  private pump(): void {
+    while (this.running < this.parallel && this.queue.length > 0) {
+      const group = this.take()
+      if (group.length === 0) return
+      const keys = [...new Set(group.flatMap((item) => item.locks))]
+      for (const k of keys) this.held.set(k, (this.held.get(k) ?? 0) + 1)
+      this.running++
+      void this.commit(group).finally(() => {
+        for (const k of keys) {
+          const n = this.held.get(k)! - 1
+          if (n === 0) this.held.delete(k)
+          else this.held.set(k, n)
         }
-      } catch (error) {
-        // The commit itself failed: nothing of the group was written.
-        for (const item of group) item.reject(error)
-        continue
-      }
-      group.forEach((item, i) => {
-        const o = outcomes[i]!
-        if (o.ok) item.resolve(o.value)
-        else item.reject(o.error)
+        this.running--
+        this.pump()
       })
     }
-    this.running = false
+  }
+
+  /**
+   * The next group: queued jobs in order, up to maxGroup, skipping a job that shares an entity with a
+   * running group or with a job skipped before it (so an entity's jobs never overtake each other).
+   */
+  private take(): Pending[] {
+    if (this.held.size === 0 && this.queue.length <= this.maxGroup) {
+      const all = this.queue
+      this.queue = []
+      return all
+    }
+    const group: Pending[] = []
+    const rest: Pending[] = []
+    const blocked = new Set<string>()
+    for (const item of this.queue) {
+      const free =
+        group.length < this.maxGroup && item.locks.every((k) => !this.held.has(k) && !blocked.has(k))
+      if (free) group.push(item)
+      else {
+        rest.push(item)
+        for (const k of item.locks) blocked.add(k)
+      }
+    }
+    this.queue = rest
+    return group
+  }
+
+  /** Runs one group and settles its jobs' promises. */
+  private async commit(group: readonly Pending[]): Promise<void> {
+    const outcomes: Outcome[] = []
+    try {
+      try {
+        await this.run(group, outcomes, null)
+      } catch (error) {
+        // Rare (only near a quota, with another writer metering the same tenant): run it again exactly.
+        if (!(error instanceof MeterOvertaken)) throw error
+        await this.run(group, outcomes, error.keys)
+      }
+    } catch (error) {
+      // The commit itself failed: nothing of the group was written.
+      for (const item of group) item.reject(error)
+      return
+    }
+    group.forEach((item, i) => {
+      const o = outcomes[i]!
+      if (o.ok) item.resolve(o.value)
+      else item.reject(o.error)
+    })
   }
 
   /** One transaction for the group; `exact` names the usage rows to lock first (the retry). */

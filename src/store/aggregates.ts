@@ -65,6 +65,8 @@ function* upsertAll<R>(
   }
 }
 
+const sortedValues = <V>(m: ReadonlyMap<string, V>): V[] => [...m.keys()].sort().map((k) => m.get(k)!)
+
 /** Adds a bad event to an ASN's day (a `fraud`/`chargeback` label on an event that did not count as bad). */
 export function* addAsnBad(tenantId: string, asn: number, createdMs: number): Work<void> {
   const day = Math.floor(createdMs / DAY_MS) * DAY_MS
@@ -109,8 +111,12 @@ export class GroupCounters {
     }
   }
 
+  /**
+   * Rows go out sorted by key: groups running at once (several nodes, or parallel groups on PostgreSQL)
+   * then lock shared counter rows in one order and never wait on each other in a cycle.
+   */
   *flush(): Work<void> {
-    yield* upsertAll([...this.rollups.values()], rollupSql, (r) => [
+    yield* upsertAll(sortedValues(this.rollups), rollupSql, (r) => [
       r.tenantId,
       r.hourMs,
       r.verdict,
@@ -118,7 +124,7 @@ export class GroupCounters {
       r.n,
       r.scoreSum,
     ])
-    yield* upsertAll([...this.asnDays.values()], asnSql, (a) => [a.dayMs, a.asn, a.tenantId, a.events, a.bad])
+    yield* upsertAll(sortedValues(this.asnDays), asnSql, (a) => [a.dayMs, a.asn, a.tenantId, a.events, a.bad])
     this.rollups.clear()
     this.asnDays.clear()
   }
