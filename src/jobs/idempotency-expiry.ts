@@ -1,4 +1,5 @@
 import { IDEMPOTENCY_TTL_MS } from '../services/idempotency.js'
+import { drainBatches } from './batches.js'
 import type { Job } from './types.js'
 
 const BATCH = 5_000
@@ -13,6 +14,6 @@ export const idempotencyExpiryJob: Job = {
   firstRunMs: 60_000,
   run: async ({ store, clock }) => {
     const before = clock.now() - IDEMPOTENCY_TTL_MS
-    while ((await store.idempotency.expire(before, BATCH)) === BATCH) {}
+    await drainBatches((size) => store.idempotency.expire(before, size), BATCH)
   },
 }

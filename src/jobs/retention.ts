@@ -1,6 +1,7 @@
 import type { Store } from '../store/index.js'
 import { type PartitionedTable, parsePartition } from '../store/partitions.js'
 import { retentionCutoff } from '../store/retention.js'
+import { drainBatches } from './batches.js'
 import type { Job, JobContext } from './types.js'
 
 /** Rows per delete: one short transaction, so scoring waits at most a few milliseconds for the lock. */
@@ -27,14 +28,8 @@ export function retentionJob(days: number): Job {
       let removed = 0
       const pg = store.partitions.enabled
       const held = pg ? await partitionStep(store, clock.now(), cutoff, log) : new Set<PartitionedTable>()
-      // Batch after batch until one comes back short, yielding to requests in between.
       const drain = async (batch: (size: number) => Promise<number>) => {
-        for (;;) {
-          const n = await batch(RETENTION_BATCH)
-          removed += n
-          if (n < RETENTION_BATCH) return
-          await new Promise((r) => setImmediate(r))
-        }
+        removed += await drainBatches(batch, RETENTION_BATCH)
       }
       for (const tenant of await store.tenants.list()) {
         if (pg) {

@@ -1,4 +1,5 @@
 import { IP_ACCOUNTS_KEEP_MS } from '../store/ip-accounts.js'
+import { drainBatches } from './batches.js'
 import type { Job } from './types.js'
 
 const BATCH = 5_000
@@ -17,7 +18,6 @@ export const velocityTrimJob: Job = {
   firstRunMs: 60_000,
   run: async ({ store, clock }) => {
     const before = clock.now() - IP_ACCOUNTS_KEEP_MS
-    while ((await store.events.expireIpAccounts(before, BATCH)) === BATCH)
-      await new Promise((r) => setImmediate(r))
+    await drainBatches((size) => store.events.expireIpAccounts(before, size), BATCH)
   },
 }

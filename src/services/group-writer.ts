@@ -45,8 +45,8 @@ export class GroupWriter {
   private queue: Pending[] = []
   private running = 0
   private pumping = false
-  /** Entities of the running groups, with how many running groups hold each. */
-  private readonly held = new Map<string, number>()
+  /** Entities of the running groups (no two running groups share one, see `take`). */
+  private readonly held = new Set<string>()
 
   constructor(
     private readonly db: Db,
@@ -80,14 +80,10 @@ export class GroupWriter {
       const group = this.take()
       if (group.length === 0) return
       const keys = [...new Set(group.flatMap((item) => item.locks))]
-      for (const k of keys) this.held.set(k, (this.held.get(k) ?? 0) + 1)
+      for (const k of keys) this.held.add(k)
       this.running++
       void this.commit(group).finally(() => {
-        for (const k of keys) {
-          const n = this.held.get(k)! - 1
-          if (n === 0) this.held.delete(k)
-          else this.held.set(k, n)
-        }
+        for (const k of keys) this.held.delete(k)
         this.running--
         this.pump()
       })

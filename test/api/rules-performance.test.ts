@@ -1,4 +1,6 @@
+import type { Static } from '@fastify/type-provider-typebox'
 import { afterEach, describe, expect, it } from 'vitest'
+import type { RulesPerformance } from '../../src/schemas/rules.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
 
@@ -8,17 +10,8 @@ const DAY = 86_400_000
 const HEADLESS = { is_headless: true }
 const TAMPERED = { is_tampered: true }
 
-interface Row {
-  reason: string
-  fired: number
-  fraud: number
-  legit: number
-  precision: number | null
-  precision_low: number | null
-  precision_high: number | null
-  recall: number | null
-  suggested_weight: number | null
-}
+/** One rule's row of the answer, as the response schema declares it. */
+type Row = Static<typeof RulesPerformance>['rules'][number]
 
 describe.each<Engine>(['sqlite', 'postgres'])('rule performance on %s', (engine) => {
   let h: Harness
