@@ -8,8 +8,8 @@ import { probeAudio } from './probes/audio.js'
 import { probeCanvas } from './probes/canvas.js'
 import { probeFonts } from './probes/fonts.js'
 import { probeWebgl } from './probes/webgl.js'
-import { readIdentity, workerIdentity } from './probes/worker.js'
-import { attempt, nav } from './util.js'
+import { readIdentity, startWorker } from './probes/worker.js'
+import { attempt, nav, within, yieldToLoop } from './util.js'
 
 export interface Fingerprint {
   device_id: string
@@ -40,22 +40,33 @@ function components(canvas: string, gl: string, audio: string, fonts: Set<string
 
 async function compute(): Promise<Fingerprint> {
   const n = nav()
-  // The asynchronous probes start first so they run while the synchronous ones hold the main thread.
-  const workerSeen = workerIdentity()
+  // The worker (fonts, its own identity) and the audio render run beside the page's probes.
+  const worker = startWorker()
   const audioDone = probeAudio().catch(() => 'error')
   const tampered = attempt(() => isTampered(window), false)
-  const canvas = attempt(probeCanvas, { image: '', noisy: false })
+  // The worker's start-up needs turns of the main thread: it gets them before the long probes, and the
+  // page, which finishes first anyway, loses nothing by waiting (bounded, should it never start).
+  await within(worker.started, 50, undefined)
   const gl = attempt(probeWebgl, null)
-  const fonts = attempt(probeFonts, new Set<string>())
+  await yieldToLoop()
+  const canvas = attempt(probeCanvas, { image: '', noisy: false })
+  await yieldToLoop()
   const page = readIdentity(gl ? gl.renderer : '')
+  // The checks that need neither the worker nor the fonts run while the worker finishes.
+  const headless = attempt(() => isHeadless(n, window), false)
+  const consistent = attempt(() => uaConsistent(n), true)
+  const engine = attempt(() => engineMismatch(n.userAgent), false)
+  const report = await worker.report
+  // Without a worker the page measures the fonts itself.
+  const fonts = report?.fonts ? new Set(report.fonts) : attempt(probeFonts, new Set<string>())
   const flags: Record<BeaconFlag, boolean> = {
-    is_headless: attempt(() => isHeadless(n, window), false),
-    ua_consistent: attempt(() => uaConsistent(n), true),
+    is_headless: headless,
+    ua_consistent: consistent,
     is_emulated: isEmulated(gl),
     is_noise_injected: canvas.noisy,
     is_tampered: tampered,
-    is_context_mismatch: contextMismatch(page, await workerSeen),
-    is_engine_mismatch: attempt(() => engineMismatch(n.userAgent), false),
+    is_context_mismatch: contextMismatch(page, report?.identity ?? null),
+    is_engine_mismatch: engine,
     is_os_mismatch: attempt(() => osMismatch(n, gl, fonts), false),
   }
   const { score, confidence } = antidetect(flags)

@@ -41,3 +41,12 @@ export interface LooseNavigator {
 }
 
 export const nav = (): LooseNavigator => navigator as unknown as LooseNavigator
+
+/** Lets queued tasks run (the worker's start-up needs the main thread): a message, not a timer, which browsers clamp. */
+export function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel()
+    port1.onmessage = () => resolve()
+    port2.postMessage(0)
+  })
+}

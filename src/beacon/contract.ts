@@ -28,14 +28,18 @@ export type BeaconDevice = Record<BeaconFlag, boolean> & {
 /** Keys of the `device` object, in the order the library writes them. */
 export const BEACON_DEVICE_KEYS = [...BEACON_FLAGS, 'antidetect_score', 'antidetect_confidence'] as const
 
-/** The JSON body of `POST /v1/beacon`: the fingerprint hash and the integrity results, nothing else. */
+/**
+ * The JSON body of `POST /v1/beacon`: the fingerprint hash and the integrity results, nothing else, plus
+ * the publishable key when it is not sent in the header (the library's form: text/plain, no preflight).
+ */
 export interface BeaconBody {
+  key?: string
   device_id: string
   device: BeaconDevice
 }
 
-/** Top-level keys of the body. */
-export const BEACON_BODY_KEYS = ['device_id', 'device'] as const
+/** Top-level keys of the body the library sends. */
+export const BEACON_BODY_KEYS = ['key', 'device_id', 'device'] as const
 
 /** What the server answers (200): the page hands both to its backend. */
 export interface BeaconReply {
@@ -46,5 +50,5 @@ export interface BeaconReply {
 /** `device_id` is SHA-256 as lower-case hex. */
 export const DEVICE_ID_PATTERN = /^[0-9a-f]{64}$/
 
-/** Header carrying the publishable key. */
+/** Header carrying the publishable key in the preflighted form (application/json). */
 export const BEACON_KEY_HEADER = 'x-api-key'

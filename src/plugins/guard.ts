@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppServices } from '../context.js'
 import { ApiError } from '../errors.js'
 import { authenticate, extractApiKey } from '../services/auth.js'
@@ -27,7 +27,8 @@ function enforce(reply: FastifyReply, r: LimitResult): void {
  * /v1 route needs: 'key' (the default), 'optional' (works without a key, limited per client IP) or
  * 'none' (health, openapi: limited per client IP, keys ignored). Routes outside /v1 (traps, the docs
  * page) have no mode and pass untouched. Failed key attempts are throttled per client IP (AuthThrottle).
- * 'publishable' (the beacon) needs a pk_ key and is limited per key and per client IP; a pk_ key on
+ * 'publishable' (the beacon) needs a pk_ key, in the header or in the body's `key` field (read once the
+ * body is parsed), and is limited per key and per client IP; a pk_ key on
  * any other keyed or optional route is refused (401), so a key copied out of a web page reads nothing.
  * 'console' routes (/console/api) take a console session cookie only. A keyed or optional /v1 route
  * called without a key but with a session cookie takes the session as its credential: the console
@@ -45,7 +46,6 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
     const keyless = async () => deps.limiter.hit(`ip:${clientBucket(request.ip)}`, deps.keylessRateLimit, now)
     if (mode === 'none') return enforce(reply, await keyless())
 
-    const needsKey = mode === 'key' || mode === 'publishable'
     const raw = extractApiKey(request.headers)
     const cookie = sessionCookie(request.headers.cookie)
     if (mode === 'console' || (mode !== 'publishable' && raw === undefined && cookie !== undefined)) {
@@ -72,6 +72,34 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
         await deps.limiter.hit(`console:${auth.console.userId}`, auth.tenant.rateLimit, now),
       )
     }
+    if (mode === 'publishable' && raw === undefined) {
+      // The beacon's simple form carries its key in the body (docs/beacon.md): the per-address limit
+      // applies before the body is read, the key after (preValidation below).
+      return enforce(reply, await keyless())
+    }
+    return keyed(request, reply, mode, raw, now)
+  })
+
+  // The beacon's body-key form: the body is parsed (JSON shape checked), not yet validated. Callback
+  // style: every other request passes with no promise.
+  app.addHook('preValidation', (request, reply, done) => {
+    if (request.routeOptions.config.auth !== 'publishable' || request.auth) return done()
+    const body = request.body as { key?: unknown } | null | undefined
+    const raw = typeof body?.key === 'string' && body.key.trim() ? body.key.trim() : undefined
+    keyed(request, reply, 'publishable', raw, deps.clock.now(), false).then(() => done(), done)
+  })
+
+  /** Key authentication, the key's mode check and its rate limits. */
+  async function keyed(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    mode: NonNullable<FastifyContextConfig['auth']>,
+    raw: string | undefined,
+    now: number,
+    limitAddress = true,
+  ): Promise<void> {
+    const needsKey = mode === 'key' || mode === 'publishable'
+    const keyless = async () => deps.limiter.hit(`ip:${clientBucket(request.ip)}`, deps.keylessRateLimit, now)
     if (raw !== undefined || needsKey) {
       // Refused before any key lookup: guessing keys costs the guesser, not the database.
       const refused = deps.throttle.refuse(request.ip, raw, now)
@@ -105,16 +133,18 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
         'unauthorized',
         raw
           ? 'invalid, revoked or rotated API key'
-          : 'missing API key (x-api-key header or Authorization: Bearer)',
+          : mode === 'publishable'
+            ? 'missing API key (x-api-key header, or `key` in the beacon body)'
+            : 'missing API key (x-api-key header or Authorization: Bearer)',
       )
     }
     // The beacon is public: one page key must not let one address drain the tenant's budget alone.
-    if (mode === 'publishable') enforce(reply, await keyless())
+    if (mode === 'publishable' && limitAddress) enforce(reply, await keyless())
     enforce(
       reply,
       request.auth
         ? await deps.limiter.hit(`key:${request.auth.keyId}`, request.auth.tenant.rateLimit, now)
         : await keyless(),
     )
-  })
+  }
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { badRequest } from '../errors.js'
 
 /** Deeper than any request schema (the deepest is four levels): nothing valid comes near it. */
@@ -114,25 +114,44 @@ export function registerNoNul(app: FastifyInstance): void {
   })
 }
 
+/** checkJsonShape, then JSON.parse: the one way a JSON body is read, whatever its content type. */
+function parseJson(
+  _request: FastifyRequest,
+  body: string | Buffer,
+  done: (err: Error | null, body?: unknown) => void,
+): void {
+  // A leading byte-order mark is allowed (RFC 8259 lets parsers ignore it), as Fastify's parser did.
+  const text = (body as string).replace(/^\ufeff/, '')
+  if (text.trim() === '') {
+    done(badRequest('body is empty; send a JSON object'), undefined)
+    return
+  }
+  try {
+    checkJsonShape(text)
+  } catch (err) {
+    done(err as Error, undefined)
+    return
+  }
+  try {
+    done(null, JSON.parse(text))
+  } catch {
+    done(badRequest('body is not valid JSON'), undefined)
+  }
+}
+
 /**
- * The JSON body parser: checkJsonShape, then JSON.parse. Replaces Fastify's, whose answers to a
- * `__proto__` key ("Body is not valid JSON") named no field and which kept the last of duplicate keys.
+ * The JSON body parser. Replaces Fastify's, whose answers to a `__proto__` key ("Body is not valid
+ * JSON") named no field and which kept the last of duplicate keys.
  */
 export function registerJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    // A leading byte-order mark is allowed (RFC 8259 lets parsers ignore it), as Fastify's parser did.
-    const text = (body as string).replace(/^\ufeff/, '')
-    if (text.trim() === '') return done(badRequest('body is empty; send a JSON object'), undefined)
-    try {
-      checkJsonShape(text)
-    } catch (err) {
-      return done(err as Error, undefined)
-    }
-    try {
-      done(null, JSON.parse(text))
-    } catch {
-      done(badRequest('body is not valid JSON'), undefined)
-    }
-  })
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson)
+}
+
+/**
+ * Reads a text/plain body as JSON, in the plugin scope it is called in only (the beacon route): a
+ * browser sends text/plain cross-origin without a CORS preflight. Same checks and body limit as JSON.
+ */
+export function registerPlainTextJson(scope: FastifyInstance): void {
+  scope.addContentTypeParser('text/plain', { parseAs: 'string' }, parseJson)
 }

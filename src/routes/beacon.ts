@@ -1,8 +1,9 @@
-import { Type } from '@fastify/type-provider-typebox'
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { BEACON_KEY_HEADER } from '../beacon/contract.js'
 import { tenantContext } from '../context.js'
 import { ApiError } from '../errors.js'
+import { registerPlainTextJson } from '../plugins/json-body.js'
 import { BeaconRequest, BeaconResponse } from '../schemas/beacon.js'
 import { errors } from '../schemas/common.js'
 import { recordBeacon } from '../services/beacon.js'
@@ -24,46 +25,59 @@ function cors(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('vary', 'origin')
 }
 
+/**
+ * Two forms of the same POST: the library's, a CORS "simple" request (text/plain body holding the key,
+ * so the browser sends no preflight), and the preflighted one (application/json, key in x-api-key).
+ * Registered in their own plugin scope so that text/plain is read as JSON on this route only.
+ */
 export function registerBeaconRoutes(app: App): void {
-  app.options('/v1/beacon', { config: { auth: 'none' }, schema: { hide: true } }, async (request, reply) => {
-    cors(request, reply)
-    reply.header('access-control-allow-methods', 'POST')
-    reply.header('access-control-allow-headers', `content-type, ${BEACON_KEY_HEADER}`)
-    reply.header('access-control-max-age', String(PREFLIGHT_MAX_AGE))
-    return reply.code(204).send()
-  })
-
-  app.post(
-    '/v1/beacon',
-    {
-      config: { auth: 'publishable' },
-      // Outside the OpenAPI document: only the browser library calls it (docs/beacon.md).
-      schema: {
-        hide: true,
-        body: BeaconRequest,
-        response: { 200: BeaconResponse, ...errors(400, 401, 403, 429) },
-      },
-      onSend: async (request, reply, payload) => {
+  app.register(async (plugin) => {
+    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>()
+    registerPlainTextJson(scope)
+    scope.options(
+      '/v1/beacon',
+      { config: { auth: 'none' }, schema: { hide: true } },
+      async (request, reply) => {
         cors(request, reply)
-        return payload
+        reply.header('access-control-allow-methods', 'POST')
+        reply.header('access-control-allow-headers', `content-type, ${BEACON_KEY_HEADER}`)
+        reply.header('access-control-max-age', String(PREFLIGHT_MAX_AGE))
+        return reply.code(204).send()
       },
-    },
-    async (request) => {
-      const auth = request.auth
-      if (!auth) throw new ApiError('unauthorized', 'missing API key')
-      return recordBeacon(
-        tenantContext(request),
-        {
-          auth,
-          origin: request.headers.origin,
-          ip: request.ip,
-          userAgent: request.headers['user-agent'],
-          ja4: ja4FromRequest(request, request.server.services),
+    )
+
+    scope.post(
+      '/v1/beacon',
+      {
+        config: { auth: 'publishable' },
+        // Outside the OpenAPI document: only the browser library calls it (docs/beacon.md).
+        schema: {
+          hide: true,
+          body: BeaconRequest,
+          response: { 200: BeaconResponse, ...errors(400, 401, 403, 429) },
         },
-        request.body,
-      )
-    },
-  )
+        onSend: async (request, reply, payload) => {
+          cors(request, reply)
+          return payload
+        },
+      },
+      async (request) => {
+        const auth = request.auth
+        if (!auth) throw new ApiError('unauthorized', 'missing API key')
+        return recordBeacon(
+          tenantContext(request),
+          {
+            auth,
+            origin: request.headers.origin,
+            ip: request.ip,
+            userAgent: request.headers['user-agent'],
+            ja4: ja4FromRequest(request, request.server.services),
+          },
+          request.body,
+        )
+      },
+    )
+  })
 }
 
 /** `?v=` asks for one build; other query parameters (cache busters) are ignored, not refused. */

@@ -9,6 +9,9 @@ const flags = Object.fromEntries(BEACON_FLAGS.map((f) => [f, Type.Boolean()])) a
 >
 
 export const BeaconRequest = Strict({
+  key: Type.Optional(
+    Type.String({ maxLength: 200, description: 'publishable key, when not sent in the x-api-key header' }),
+  ),
   device_id: Type.String({
     pattern: DEVICE_ID_PATTERN.source,
     description: 'SHA-256 of the fingerprint components, lower-case hex',

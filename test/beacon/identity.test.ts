@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BEACON_BODY_KEYS, BEACON_DEVICE_KEYS, DEVICE_ID_PATTERN } from '../../src/beacon/contract.js'
-import { type BeaconBackend, startVerdictBackend } from '../helpers/beacon-backend.js'
+import { startVerdictBackend, type VerdictBackend } from '../helpers/beacon-backend.js'
 import { browserAvailable, launchBrowser, openPage, type Site, startSite } from '../helpers/browser.js'
 import { classicPage, collectIn, INIT, modulePage } from './pages.js'
 
@@ -9,7 +9,7 @@ const hasBrowser = browserAvailable()
 
 describe.skipIf(!hasBrowser)('beacon: device identity in a real browser', () => {
   let browser: Browser
-  let backend: BeaconBackend
+  let backend: VerdictBackend
   let site: Site
 
   beforeAll(async () => {
@@ -88,8 +88,11 @@ describe.skipIf(!hasBrowser)('beacon: device identity in a real browser', () => 
 
   it('sends only the hash and the integrity results, with the publishable key', async () => {
     const before = backend.beacons.length
+    const preflights = backend.preflights
     const { context, page } = await openPage(browser, site.url('/'))
     const { r } = await collectIn(page, backend.key)
+    // A CORS simple request (text/plain, key in the body): no preflight round trip before the POST.
+    expect(backend.preflights).toBe(preflights)
     const sent = backend.beacons.slice(before)
     expect(sent).toHaveLength(1)
     const { body, key, origin } = sent[0]!

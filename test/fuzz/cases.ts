@@ -107,6 +107,7 @@ const nested = (depth: number, open: string, close: string, inner = '1') =>
 /** Bodies that are not a JSON object of the schema at all. */
 function rawBodies(
   valid: unknown,
+  jsonAlso: string[] = [],
 ): { payload: string; type?: string; field: string | RegExp; how: string; statuses?: number[] }[] {
   const text = toJson(valid)
   const obj =
@@ -158,7 +159,7 @@ function rawBodies(
     'application/xml',
     'application/jsonx',
     'text/json',
-  ])
+  ].filter((t) => !jsonAlso.includes(t)))
     out.push({
       payload: text,
       type,
@@ -197,7 +198,7 @@ export function caseArb(op: Operation, auth: Record<string, string>): fc.Arbitra
     kinds.push({
       weight: 2,
       arbitrary: parts.chain((p) =>
-        fc.constantFrom(...rawBodies(p.body)).map((r): FuzzCase => {
+        fc.constantFrom(...rawBodies(p.body, op.jsonAlso)).map((r): FuzzCase => {
           const req = request(op, auth, p, r.payload)
           if (r.type !== undefined) {
             if (r.type === '') delete req.headers['content-type']

@@ -17,6 +17,8 @@ export interface Operation {
   strictQuery: boolean
   /** Statuses a schema-valid request may get: the documented ones, less 400, 401, 429 and 5xx. */
   validStatuses: number[]
+  /** Content types besides application/json whose body is read as JSON (the beacon's text/plain). */
+  jsonAlso?: string[]
 }
 
 interface OpenApiParameter {
@@ -81,6 +83,7 @@ export const BEACON: Operation = {
   params: {},
   strictQuery: false,
   validStatuses: [200],
+  jsonAlso: ['text/plain'],
 }
 
 /** Mail domains the loopback DNS answers at once (not the silent or failing zones). */

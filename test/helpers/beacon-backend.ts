@@ -65,8 +65,8 @@ export async function startCaptureBackend(): Promise<BeaconBackend> {
       res.end()
       return
     }
-    const body = JSON.parse(await readBody(req)) as { device_id?: string }
-    beacons.push({ body, key: req.headers['x-api-key'] as string | undefined, origin })
+    const body = JSON.parse(await readBody(req)) as { device_id?: string; key?: string }
+    beacons.push({ body, key: (req.headers['x-api-key'] as string | undefined) ?? body.key, origin })
     res.writeHead(200, { ...cors, 'content-type': 'application/json' })
     res.end(JSON.stringify({ device_id: body.device_id, visit_id: `vis_${randomUUID()}` }))
   })
@@ -100,6 +100,8 @@ const FORWARDED = [
  * one loopback address and the harness clock never moves the limiter's window.
  */
 export interface VerdictBackend extends BeaconBackend {
+  /** CORS preflights (OPTIONS /v1/beacon) received: the library's simple request needs none. */
+  preflights: number
   store: Harness['store']
   /** `POST /v1/score` with the tenant's secret key, as the shop's backend would call it. */
   score(payload: Record<string, unknown>): Promise<{ reasons: string[]; device?: Record<string, unknown> }>
@@ -125,8 +127,10 @@ export async function startVerdictBackend(): Promise<VerdictBackend> {
       ...(payload ? { payload } : {}),
     })
     const path = (req.url ?? '/').split('?')[0]
+    if (req.method === 'OPTIONS' && path === '/v1/beacon') backend.preflights++
     if (req.method === 'POST' && path === '/v1/beacon' && answer.statusCode === 200) {
-      beacons.push({ body: JSON.parse(payload), key: headers['x-api-key'], origin: headers['origin'] })
+      const body = JSON.parse(payload) as { key?: string }
+      beacons.push({ body, key: headers['x-api-key'] ?? body.key, origin: headers['origin'] })
     }
     const out: Record<string, string> = {}
     for (const [k, v] of Object.entries(answer.headers)) {
@@ -144,6 +148,7 @@ export async function startVerdictBackend(): Promise<VerdictBackend> {
     moduleUrl: `${origin}/v1/beacon.mjs`,
     key: '',
     beacons,
+    preflights: 0,
     store: h.store,
     async score(payload: Record<string, unknown>) {
       const res = await h.app.inject({ method: 'POST', url: '/v1/score', headers: tenant.headers, payload })

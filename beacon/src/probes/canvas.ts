@@ -34,12 +34,15 @@ function draw(): HTMLCanvasElement | null {
   return c
 }
 
-/** Sum of every byte of the image data: cheap and sensitive to a single changed pixel. */
-function pixelSum(c: HTMLCanvasElement): number {
-  const data = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data
-  let sum = 0
-  for (let i = 0; i < data.length; i++) sum += data[i]!
-  return sum
+/** Whether two canvases read back the same pixels, compared a pixel (32 bits) at a time. */
+function samePixels(a: HTMLCanvasElement, b: HTMLCanvasElement): boolean {
+  const read = (c: HTMLCanvasElement) =>
+    new Uint32Array(c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data.buffer)
+  const x = read(a)
+  const y = read(b)
+  if (x.length !== y.length) return false
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false
+  return true
 }
 
 /** A solid opaque fill must read back exactly; noise injectors perturb it. */
@@ -69,6 +72,6 @@ export function probeCanvas(): CanvasProbe {
   const b = draw()
   if (!a || !b) return { image: '', noisy: false }
   const image = a.toDataURL()
-  const noisy = image !== b.toDataURL() || pixelSum(a) !== pixelSum(b) || !solidFillExact()
+  const noisy = image !== b.toDataURL() || !samePixels(a, b) || !solidFillExact()
   return { image, noisy }
 }

@@ -1,93 +1,60 @@
 /** Installed fonts, found by measuring text: a font that is present changes the width of its fallback. */
 
+/**
+ * Each family costs one platform font lookup the first time a page asks (on Linux a fontconfig match in
+ * the browser process, about 1 ms, one at a time): the lists are kept to the families that tell most.
+ */
+
 /** Fonts that ship with one operating system only (and are not aliased to another font elsewhere). */
 export const OS_FONTS = {
-  windows: [
-    'Segoe UI',
-    'Marlett',
-    'Segoe MDL2 Assets',
-    'Ebrima',
-    'Gadugi',
-    'Nirmala UI',
-    'MV Boli',
-    'Javanese Text',
-    'Malgun Gothic',
-    'Microsoft Himalaya',
-  ],
-  apple: [
-    'Menlo',
-    'Geneva',
-    'Lucida Grande',
-    'Avenir Next',
-    'Apple SD Gothic Neo',
-    'PingFang SC',
-    'Hiragino Sans',
-    'Noteworthy',
-    'Apple Chancery',
-    'Chalkboard SE',
-  ],
-  linux: [
-    'DejaVu Sans',
-    'Liberation Sans',
-    'Liberation Mono',
-    'Ubuntu',
-    'Cantarell',
-    'Noto Sans',
-    'FreeSans',
-    'Nimbus Sans',
-    'Bitstream Vera Sans',
-    'Droid Sans',
-  ],
+  windows: ['Segoe UI', 'Marlett', 'Ebrima', 'Gadugi', 'Nirmala UI', 'Malgun Gothic'],
+  apple: ['Menlo', 'Geneva', 'Lucida Grande', 'Avenir Next', 'PingFang SC', 'Hiragino Sans'],
+  linux: ['DejaVu Sans', 'Liberation Sans', 'Liberation Mono', 'Ubuntu', 'Cantarell', 'Noto Sans'],
 }
 
-/** Widely installed fonts whose presence varies between machines: fingerprint only. Kept short: on Linux
- * each unknown family costs a fontconfig lookup (about 1 ms) the first time a page asks. */
+/** Fonts whose presence varies between machines of one OS (Office, Adobe, language packs, user installs). */
 const COMMON_FONTS = [
-  'Arial',
   'Arial Black',
   'Calibri',
   'Cambria',
-  'Comic Sans MS',
   'Consolas',
-  'Courier New',
+  'Comic Sans MS',
   'Georgia',
   'Impact',
-  'Tahoma',
-  'Times New Roman',
-  'Trebuchet MS',
   'Verdana',
-  'Helvetica',
   'Helvetica Neue',
   'Futura',
   'Gill Sans',
-  'Palatino',
   'Century Gothic',
   'Lucida Console',
-  'Wingdings',
   'MS Gothic',
   'SimSun',
   'Roboto',
-  'Open Sans',
 ]
 
-const BASES = ['monospace', 'sans-serif', 'serif']
-const SAMPLE = 'mmmmmmmmmmlli1WW@#'
+export const FONT_NAMES = [...OS_FONTS.windows, ...OS_FONTS.apple, ...OS_FONTS.linux, ...COMMON_FONTS]
 
-/** The names of the installed fonts among every font listed here. */
-export function probeFonts(): Set<string> {
-  const found = new Set<string>()
-  const ctx = document.createElement('canvas').getContext('2d')
-  if (!ctx) return found
+type Ctx2d = Pick<CanvasRenderingContext2D, 'font' | 'measureText'>
+
+/**
+ * The installed fonts among `names`, measured on a 2D context (a page canvas or a worker's
+ * OffscreenCanvas). Self-contained: the worker runs its source text.
+ */
+export function measureFonts(ctx: Ctx2d, names: string[]): string[] {
+  // One monospace and one proportional fallback: a present font differs from at least one of them.
+  const bases = ['monospace', 'serif']
   const width = (font: string) => {
     ctx.font = `72px ${font}`
-    return ctx.measureText(SAMPLE).width
+    return ctx.measureText('mmmmmmmmmmlli1WW@#').width
   }
-  const base = BASES.map(width)
-  const all = [...OS_FONTS.windows, ...OS_FONTS.apple, ...OS_FONTS.linux, ...COMMON_FONTS]
-  for (const name of all) {
-    if (BASES.some((b, i) => width(`"${name}", ${b}`) !== base[i])) found.add(name)
-  }
-  return found
+  const base = bases.map(width)
+  return names.filter((name) => bases.some((b, i) => width(`"${name}", ${b}`) !== base[i]))
+}
+
+/** In the page: when no worker could measure them. */
+export function probeFonts(): Set<string> {
+  const ctx = document.createElement('canvas').getContext('2d')
+  return new Set(ctx ? measureFonts(ctx, FONT_NAMES) : [])
 }
 
 export function countPresent(found: Set<string>, names: string[]): number {

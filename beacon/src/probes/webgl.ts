@@ -47,7 +47,9 @@ export function probeWebgl(): GlInfo | null {
     }
   }
   params.push((gl.getSupportedExtensions() || []).slice().sort().join(','))
-  // Contexts are a scarce resource (browsers cap them): give ours back at once.
-  gl.getExtension('WEBGL_lose_context')?.loseContext()
+  // Contexts are a scarce resource (browsers cap them): give ours back, after the collection (losing
+  // one waits for the GPU process, 1-12 ms on a cold start).
+  const lose = gl.getExtension('WEBGL_lose_context')
+  if (lose) setTimeout(() => lose.loseContext(), 200)
   return { vendor, renderer, summary: params.join('|') }
 }

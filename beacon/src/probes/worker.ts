@@ -1,4 +1,5 @@
 import { within } from '../util.js'
+import { FONT_NAMES, measureFonts } from './fonts.js'
 
 /** The browser identity as one execution context sees it. */
 export interface Identity {
@@ -47,25 +48,52 @@ export function readIdentity(knownRenderer?: string): Identity {
   }
 }
 
-/** The same identity read inside a dedicated Web Worker started from a Blob URL; null when none can run. */
-export function workerIdentity(timeoutMs = 1000): Promise<Identity | null> {
+/** What the worker reports: its identity, and the installed fonts when it has OffscreenCanvas 2D. */
+export interface WorkerReport {
+  identity: Identity
+  fonts: string[] | null
+}
+
+export interface WorkerRun {
+  /** Settles when the worker's script runs (at once when no worker could be made). */
+  started: Promise<void>
+  /** Null when no worker runs (a CSP without blob: in worker-src) or it does not answer in time. */
+  report: Promise<WorkerReport | null>
+}
+
+/**
+ * A dedicated Web Worker (Blob URL) that measures the fonts, then reads its identity. Fonts first: they
+ * are the longest probe, run here beside the page's own, and by the time the worker reads the time zone
+ * the page has paid for ICU's first date format (a cache the whole process shares).
+ */
+export function startWorker(timeoutMs = 1000): WorkerRun {
   let worker: Worker
   let url: string
   try {
-    const source = `postMessage((${readIdentity.toString()})())`
+    const source = `postMessage(0);const measure=${measureFonts};let fonts=null;try{const c=new OffscreenCanvas(1,1).getContext('2d');if(c)fonts=measure(c,${JSON.stringify(FONT_NAMES)})}catch(e){}postMessage({fonts,identity:(${readIdentity})()})`
     url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }))
     worker = new Worker(url)
   } catch {
-    // A page CSP without blob: in worker-src refuses the worker: the check is then skipped.
-    return Promise.resolve(null)
+    return { started: Promise.resolve(), report: Promise.resolve(null) }
   }
-  const answer = new Promise<Identity | null>((resolve) => {
-    worker.onmessage = (e: MessageEvent<Identity>) => resolve(e.data)
-    worker.onerror = () => resolve(null)
+  let onStart = () => {}
+  const started = new Promise<void>((resolve) => {
+    onStart = resolve
   })
-  return within(answer, timeoutMs, null).then((identity) => {
+  const answer = new Promise<WorkerReport | null>((resolve) => {
+    worker.onmessage = (e: MessageEvent<WorkerReport | 0>) => {
+      if (e.data === 0) onStart()
+      else resolve(e.data)
+    }
+    worker.onerror = () => {
+      onStart()
+      resolve(null)
+    }
+  })
+  const report = within(answer, timeoutMs, null).then((r) => {
     worker.terminate()
     URL.revokeObjectURL(url)
-    return identity
+    return r
   })
+  return { started, report }
 }
