@@ -40,13 +40,13 @@ function components(canvas: string, gl: string, audio: string, fonts: Set<string
 
 async function compute(): Promise<Fingerprint> {
   const n = nav()
-  // The worker (fonts, its own identity) and the audio render run beside the page's probes.
+  // The worker (fonts, its own identity) and the audio render run beside the page's probes. The worker's
+  // start-up needs turns of the main thread: the page waits for it (bounded, should it never start),
+  // which costs nothing, as the page's probes still finish before the worker's.
   const worker = startWorker()
+  await within(worker.started, 50, undefined)
   const audioDone = probeAudio().catch(() => 'error')
   const tampered = attempt(() => isTampered(window), false)
-  // The worker's start-up needs turns of the main thread: it gets them before the long probes, and the
-  // page, which finishes first anyway, loses nothing by waiting (bounded, should it never start).
-  await within(worker.started, 50, undefined)
   const gl = attempt(probeWebgl, null)
   await yieldToLoop()
   const canvas = attempt(probeCanvas, { image: '', noisy: false })

@@ -14,7 +14,15 @@ describe.skipIf(!hasBrowser)('beacon: device identity in a real browser', () => 
 
   beforeAll(async () => {
     backend = await startVerdictBackend()
-    site = await startSite({ '/': classicPage(backend), '/module': modulePage(backend) })
+    site = await startSite({
+      '/': classicPage(backend),
+      '/module': modulePage(backend),
+      // A CSP that refuses blob: workers: no worker runs, the page measures the fonts itself.
+      '/no-worker': classicPage(backend).replace(
+        '<head>',
+        `<head><meta http-equiv="Content-Security-Policy" content="worker-src 'none'">`,
+      ),
+    })
     await backend.allowOrigin(site.origin)
     browser = await launchBrowser()
   })
@@ -132,6 +140,23 @@ describe.skipIf(!hasBrowser)('beacon: device identity in a real browser', () => 
     await page.goto(site.url('/'))
     expect(await page.evaluate('typeof crypto.subtle')).toBe('undefined')
     expect((await collectIn(page, backend.key)).r.device_id).toBe(id)
+    await context.close()
+  })
+
+  it('without a worker (refused by the page CSP), the page measures the fonts: same id, no mismatch', async () => {
+    const plain = await openPage(browser, site.url('/'))
+    const id = (await collectIn(plain.page, backend.key)).r.device_id
+    await plain.context.close()
+    const context = await browser.newContext()
+    await context.addInitScript(
+      `document.addEventListener('securitypolicyviolation', (e) => { window.__refused = e.effectiveDirective })`,
+    )
+    const page = await context.newPage()
+    await page.goto(site.url('/no-worker'))
+    const { r } = await collectIn(page, backend.key)
+    expect(await page.evaluate('window.__refused')).toBe('worker-src')
+    expect(r.device_id).toBe(id)
+    expect(r.is_context_mismatch).toBe(false)
     await context.close()
   })
 
