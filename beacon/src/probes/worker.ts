@@ -55,7 +55,7 @@ export interface WorkerReport {
 }
 
 export interface WorkerRun {
-  /** Settles when the worker's script runs (at once when no worker could be made). */
+  /** Settles when the worker runs and has its fonts (at once when no worker could be made). */
   started: Promise<void>
   /** Null when no worker runs (a CSP without blob: in worker-src) or it does not answer in time. */
   report: Promise<WorkerReport | null>
@@ -70,7 +70,9 @@ export function startWorker(timeoutMs = 1000): WorkerRun {
   let worker: Worker
   let url: string
   try {
-    const source = `postMessage(0);const measure=${measureFonts};let fonts=null;try{const c=new OffscreenCanvas(1,1).getContext('2d');if(c)fonts=measure(c,${JSON.stringify(FONT_NAMES)})}catch(e){}postMessage({fonts,identity:(${readIdentity})()})`
+    // Measuring no family still measures the base fonts: the worker's first font lookup, which needs a
+    // turn of the main thread, is over when it says it started.
+    const source = `const measure=${measureFonts};let c=null,fonts=null;try{c=new OffscreenCanvas(1,1).getContext('2d');if(c)measure(c,[])}catch(e){}postMessage(0);try{if(c)fonts=measure(c,${JSON.stringify(FONT_NAMES)})}catch(e){}postMessage({fonts,identity:(${readIdentity})()})`
     url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }))
     worker = new Worker(url)
   } catch {
