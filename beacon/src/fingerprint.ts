@@ -41,8 +41,8 @@ function components(canvas: string, gl: string, audio: string, fonts: Set<string
 async function compute(): Promise<Fingerprint> {
   const n = nav()
   // The worker (fonts, its own identity) and the audio render run beside the page's probes. The worker's
-  // start-up needs turns of the main thread: the page waits for it (bounded, should it never start),
-  // which costs nothing, as the page's probes still finish before the worker's.
+  // start and its first font lookup need turns of the main thread: the page waits for them (bounded,
+  // should the worker never start), which costs it nothing, as its own probes still end first.
   const worker = startWorker()
   await within(worker.started, 50, undefined)
   const audioDone = probeAudio().catch(() => 'error')

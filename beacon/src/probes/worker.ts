@@ -55,7 +55,7 @@ export interface WorkerReport {
 }
 
 export interface WorkerRun {
-  /** Settles when the worker runs and has its fonts (at once when no worker could be made). */
+  /** Settles once the worker made its first font lookup (at once when no worker could be made). */
   started: Promise<void>
   /** Null when no worker runs (a CSP without blob: in worker-src) or it does not answer in time. */
   report: Promise<WorkerReport | null>
