@@ -91,6 +91,7 @@ export interface TenantContext extends RequestContext {
 
 export function composeServices(opts: ServiceOptions): AppServices {
   const writer = new GroupWriter(opts.store.db, opts.store.usage)
+  const limiter = opts.limiter ?? new RateLimiter()
   return {
     store: opts.store,
     clock: opts.clock,
@@ -103,10 +104,10 @@ export function composeServices(opts: ServiceOptions): AppServices {
     ja4Header: opts.ja4Header,
     explainer: opts.explainer ?? createExplainer(AI_OFF),
     traps: new TrapRecorder(opts.store, opts.clock, opts.hasher),
-    limiter: opts.limiter ?? new RateLimiter(),
+    limiter,
     keylessRateLimit: opts.keylessRateLimit ?? envDefault('VERDICT_KEYLESS_RATE_LIMIT'),
     throttle: new AuthThrottle(opts.authFailureLimit),
-    signInThrottle: new SignInThrottle(),
+    signInThrottle: new SignInThrottle(limiter, opts.hasher),
     cluster: opts.cluster ?? singleNode('local'),
     overload: new OverloadGuard(writer, {
       maxQueue: opts.overload?.maxQueue ?? envDefault('VERDICT_MAX_QUEUE'),

@@ -1,4 +1,10 @@
-import { LIMIT_WINDOW_MS, type Limiter, type LimitResult, RateLimiter } from '../services/rate-limiter.js'
+import {
+  gcra,
+  LIMIT_WINDOW_MS,
+  type Limiter,
+  type LimitResult,
+  RateLimiter,
+} from '../services/rate-limiter.js'
 import type { SharedRedis } from './connection.js'
 
 // GCRA in one round trip, atomically on the Redis server (the same arithmetic as `gcra()` in
@@ -56,6 +62,24 @@ export class RedisLimiter implements Limiter {
         // Timed out or disconnected mid-call: this request is limited locally, like the next ones.
       }
     }
-    return this.local.hit(bucket, Math.max(1, Math.floor(limit / this.nodes)), nowMs)
+    return this.local.hit(bucket, this.share(limit), nowMs)
+  }
+
+  /** A plain GET: a peek changes nothing, so it needs no script to be atomic. */
+  async peek(bucket: string, limit: number, nowMs: number): Promise<LimitResult> {
+    if (this.redis.ready) {
+      try {
+        const stored = await this.redis.client.get(this.redis.key('rl', bucket))
+        return gcra(stored === null ? undefined : Number(stored), limit, nowMs).result
+      } catch {
+        // As in hit(): this node's share decides while Redis does not answer.
+      }
+    }
+    return this.local.peek(bucket, this.share(limit), nowMs)
+  }
+
+  /** This node's part of a limit while Redis is away. */
+  private share(limit: number): number {
+    return Math.max(1, Math.floor(limit / this.nodes))
   }
 }

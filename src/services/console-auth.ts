@@ -5,7 +5,7 @@ import type { Tenant } from '../store/tenants.js'
 import type { Clock } from '../util/clock.js'
 import { type Hasher, randomToken, safeEqual, sha256Hex } from '../util/secrets.js'
 import type { AuthContext } from './auth.js'
-import { clientBucket, RateLimiter } from './rate-limiter.js'
+import { clientBucket, type Limiter } from './rate-limiter.js'
 
 /**
  * Console users and their sessions. Passwords are hashed with scrypt; a session id is a random token
@@ -104,20 +104,40 @@ export async function createConsoleUser(
   return { userId: user.id, tenantId: user.tenantId, email }
 }
 
-/** Failed sign-ins, per client address and per email, kept in this process's memory. */
+/**
+ * Failed sign-ins per client address and per email, in the service's limiter: with Redis they are
+ * counted across every node, so more nodes do not mean more password guesses. The email is keyed by an
+ * HMAC, never written as it is.
+ */
 export class SignInThrottle {
-  private readonly failures = new RateLimiter()
+  constructor(
+    private readonly limiter: Limiter,
+    private readonly hasher: Hasher,
+  ) {}
 
-  refuse(ip: string, email: string, nowMs: number): number | null {
-    const a = this.failures.peek(`ip:${clientBucket(ip)}`, SIGN_IN_FAILURES_PER_IP, nowMs)
-    const b = this.failures.peek(`email:${email}`, SIGN_IN_FAILURES_PER_EMAIL, nowMs)
+  private buckets(ip: string, email: string): [string, string] {
+    return [
+      `sign-in:ip:${clientBucket(ip)}`,
+      `sign-in:email:${this.hasher.mac('console-sign-in', email).toString('base64url')}`,
+    ]
+  }
+
+  async refuse(ip: string, email: string, nowMs: number): Promise<number | null> {
+    const [byIp, byEmail] = this.buckets(ip, email)
+    const [a, b] = await Promise.all([
+      this.limiter.peek(byIp, SIGN_IN_FAILURES_PER_IP, nowMs),
+      this.limiter.peek(byEmail, SIGN_IN_FAILURES_PER_EMAIL, nowMs),
+    ])
     if (a.allowed && b.allowed) return null
     return Math.max(a.retryAfterSeconds, b.retryAfterSeconds, 1)
   }
 
-  failed(ip: string, email: string, nowMs: number): void {
-    this.failures.hit(`ip:${clientBucket(ip)}`, SIGN_IN_FAILURES_PER_IP, nowMs)
-    this.failures.hit(`email:${email}`, SIGN_IN_FAILURES_PER_EMAIL, nowMs)
+  async failed(ip: string, email: string, nowMs: number): Promise<void> {
+    const [byIp, byEmail] = this.buckets(ip, email)
+    await Promise.all([
+      this.limiter.hit(byIp, SIGN_IN_FAILURES_PER_IP, nowMs),
+      this.limiter.hit(byEmail, SIGN_IN_FAILURES_PER_EMAIL, nowMs),
+    ])
   }
 }
 
@@ -142,7 +162,7 @@ export async function signIn(
 ): Promise<NewSession> {
   const email = normaliseEmail(input.email)
   const now = deps.clock.now()
-  const retry = deps.signInThrottle.refuse(input.ip, email, now)
+  const retry = await deps.signInThrottle.refuse(input.ip, email, now)
   if (retry !== null) {
     throw new ApiError('rate_limited', 'too many failed sign-in attempts; retry later', {
       'Retry-After': String(retry),
@@ -155,7 +175,7 @@ export async function signIn(
     user?.passwordHash ?? (await dummyHash),
   )
   if (!user || !ok) {
-    deps.signInThrottle.failed(input.ip, email, now)
+    await deps.signInThrottle.failed(input.ip, email, now)
     throw new ApiError('unauthorized', 'wrong email or password')
   }
   // Old sessions go here rather than in a job: sign-ins are rare, and each removes what expired.

@@ -19,6 +19,8 @@ export const LIMIT_WINDOW_MS = 60_000
  */
 export interface Limiter {
   hit(bucket: string, limit: number, nowMs: number): LimitResult | Promise<LimitResult>
+  /** Whether one more hit would be allowed, counting nothing (throttles that count failures only). */
+  peek(bucket: string, limit: number, nowMs: number): LimitResult | Promise<LimitResult>
 }
 
 /**

@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SIGN_IN_FAILURES_PER_EMAIL } from '../../src/services/console-auth.js'
 import { eventually } from '../helpers/app.js'
 import { createSchema, PG_URL, pgAvailable } from '../helpers/pg.js'
 import { type RunningServer, runCli, startServer } from '../helpers/processes.js'
@@ -112,6 +113,32 @@ describe.skipIf(!ready)('two verdict nodes on one PostgreSQL and one Redis', () 
       1000,
       async () => (await post(b, '/v1/score', owner as string, event)).body['verdict'] === 'block',
     )
+  })
+
+  it('failed console sign-ins are counted across both nodes: the sixth wrong password is refused on either', async () => {
+    const { tenantId } = cli('tenants', 'create', '--name', 'console-guess')
+    const password = 'a-long-enough-console-password'
+    const made = runCli(
+      ['users', 'create', '--tenant', tenantId as string, '--email', 'ops@guess.example', '--password-stdin'],
+      env,
+      `${password}\n`,
+    )
+    expect(made.status, made.stderr).toBe(0)
+    const signIn = (n: Node, pw: string) =>
+      fetch(`${n.url}/console/api/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'ops@guess.example', password: pw }),
+      }).then((r) => r.status)
+    const codes: number[] = []
+    for (let i = 0; i < SIGN_IN_FAILURES_PER_EMAIL + 3; i++)
+      codes.push(await signIn(i % 2 ? a : b, `guess-${i}`))
+    // Per-node throttles would have allowed this many failures on each node, twice as many in all.
+    expect(codes.slice(0, SIGN_IN_FAILURES_PER_EMAIL)).toEqual(Array(SIGN_IN_FAILURES_PER_EMAIL).fill(401))
+    expect(codes.slice(SIGN_IN_FAILURES_PER_EMAIL)).toEqual([429, 429, 429])
+    // Refused before the password is checked, on both nodes, the right one included.
+    expect(await signIn(a, password)).toBe(429)
+    expect(await signIn(b, password)).toBe(429)
   })
 
   it('velocity and device reuse count exactly when events alternate, also 50 at once across both', async () => {

@@ -50,6 +50,25 @@ describe.skipIf(!haveRedis)('rate limits shared through Redis', () => {
     }
   })
 
+  it('peeks at a budget shared by every node without spending it, exactly as the in-process GCRA', async () => {
+    const prefix = testPrefix()
+    const a = new RedisLimiter(await connect(REDIS_URL, prefix), 2)
+    const b = new RedisLimiter(await connect(REDIS_URL, prefix), 2)
+    const local = new RateLimiter()
+    expect(await b.peek('sign-in:x', 3, T0)).toEqual(local.peek('sign-in:x', 3, T0))
+    for (let i = 0; i < 3; i++) {
+      // A peek on either node counts nothing: three hits still fit after any number of peeks.
+      expect((await (i % 2 ? a : b).peek('sign-in:x', 3, T0)).allowed).toBe(true)
+      expect(await a.hit('sign-in:x', 3, T0)).toEqual(local.hit('sign-in:x', 3, T0))
+    }
+    // The hits made through A are what B sees.
+    const seen = await b.peek('sign-in:x', 3, T0 + 1_000)
+    expect(seen).toEqual(local.peek('sign-in:x', 3, T0 + 1_000))
+    expect(seen).toMatchObject({ allowed: false, remaining: 0 })
+    expect(seen.retryAfterSeconds).toBeGreaterThan(0)
+    expect((await b.peek('sign-in:x', 3, T0 + 20_000)).allowed).toBe(true)
+  })
+
   it('keeps tenants and prefixes apart', async () => {
     const one = new RedisLimiter(await connect(REDIS_URL, testPrefix()), 1)
     const two = new RedisLimiter(await connect(REDIS_URL, testPrefix()), 1)
@@ -95,5 +114,9 @@ describe.skipIf(!haveServer)('when Redis is down', () => {
     const r = await limiter.hit('key:q', 10, T0)
     expect(r).toMatchObject({ allowed: true, limit: 5, remaining: 4 })
     expect(redis.problem).not.toBeNull()
+    // A peek reads the same local share: four more hits fit, not nine.
+    expect(await limiter.peek('key:q', 10, T0)).toMatchObject({ allowed: true, limit: 5, remaining: 3 })
+    for (let i = 0; i < 4; i++) await limiter.hit('key:q', 10, T0)
+    expect((await limiter.peek('key:q', 10, T0)).allowed).toBe(false)
   })
 })
