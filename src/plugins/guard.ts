@@ -35,6 +35,10 @@ function enforce(reply: FastifyReply, r: LimitResult): void {
  * reads and writes through the same routes and services as the API, as the session's tenant.
  */
 export function registerGuard(app: FastifyInstance, deps: AppServices): void {
+  /** The per-client-address budget of routes used without a key (and of the public beacon). */
+  const keyless = (request: FastifyRequest, now: number) =>
+    deps.limiter.hit(`ip:${clientBucket(request.ip)}`, deps.keylessRateLimit, now)
+
   app.decorateRequest('auth', null)
   app.addHook('onRequest', async (request, reply) => {
     deps.store.invalidation.poll()
@@ -43,8 +47,7 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
     // Health and the API document always answer; everything else is refused first when overloaded.
     if (mode !== 'none') deps.overload.check()
     const now = deps.clock.now()
-    const keyless = async () => deps.limiter.hit(`ip:${clientBucket(request.ip)}`, deps.keylessRateLimit, now)
-    if (mode === 'none') return enforce(reply, await keyless())
+    if (mode === 'none') return enforce(reply, await keyless(request, now))
 
     const raw = extractApiKey(request.headers)
     const cookie = sessionCookie(request.headers.cookie)
@@ -75,7 +78,7 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
     if (mode === 'publishable' && raw === undefined) {
       // The beacon's simple form carries its key in the body (docs/beacon.md): the per-address limit
       // applies before the body is read, the key after (preValidation below).
-      return enforce(reply, await keyless())
+      return enforce(reply, await keyless(request, now))
     }
     return keyed(request, reply, mode, raw, now)
   })
@@ -99,7 +102,6 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
     limitAddress = true,
   ): Promise<void> {
     const needsKey = mode === 'key' || mode === 'publishable'
-    const keyless = async () => deps.limiter.hit(`ip:${clientBucket(request.ip)}`, deps.keylessRateLimit, now)
     if (raw !== undefined || needsKey) {
       // Refused before any key lookup: guessing keys costs the guesser, not the database.
       const refused = deps.throttle.refuse(request.ip, raw, now)
@@ -139,12 +141,12 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
       )
     }
     // The beacon is public: one page key must not let one address drain the tenant's budget alone.
-    if (mode === 'publishable' && limitAddress) enforce(reply, await keyless())
+    if (mode === 'publishable' && limitAddress) enforce(reply, await keyless(request, now))
     enforce(
       reply,
       request.auth
         ? await deps.limiter.hit(`key:${request.auth.keyId}`, request.auth.tenant.rateLimit, now)
-        : await keyless(),
+        : await keyless(request, now),
     )
   }
 }

@@ -70,7 +70,9 @@ export function* rederiveIpAccounts(
   pairs: readonly { ip_hash: string; user_id: string }[],
   subject: { ipHash?: string | undefined; userId?: string | undefined },
 ): Work<void> {
-  for (const p of pairs) {
+  // Pairs of the subject's own IP or account are not derived again: the deletes below remove them all.
+  const others = pairs.filter((p) => p.ip_hash !== subject.ipHash && p.user_id !== subject.userId)
+  for (const p of others) {
     yield* q.run('DELETE FROM ip_accounts WHERE tenant_id = ? AND ip_hash = ? AND user_id = ?', [
       tenantId,
       p.ip_hash,
