@@ -1,7 +1,7 @@
 /** `--nodes`: what sharing limits through Redis costs, and two nodes on PostgreSQL against one. */
 import { SharedRedis } from '../src/redis/connection.js'
 import { RedisLimiter } from '../src/redis/limiter.js'
-import { RateLimiter } from '../src/services/rate-limiter.js'
+import { RateLimiter } from '../src/services/runtime/rate-limiter.js'
 import { scoreLoad } from './engine.js'
 import { type BenchServer, type Figures, row, startBenchServer } from './http.js'
 import { sampleLockWaits } from './pg.js'

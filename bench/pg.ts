@@ -50,7 +50,7 @@ export function redact(url: string): string {
 
 /**
  * Samples, every 50 ms until stopped, which statements wait on a lock in PostgreSQL: entity advisory
- * locks (store/entity-locks.ts), the usage meter row, the hourly rollup rows, anything else. Shows what
+ * locks (store/engine/entity-locks.ts), the usage meter row, the hourly rollup rows, anything else. Shows what
  * serialises several nodes. Counts sessions of the whole server, so other work on it shows up as `other`.
  */
 export async function sampleLockWaits(url: string): Promise<{ stop: () => Promise<string> }> {

@@ -1,6 +1,6 @@
 // Bundles the console (console/src, TypeScript + Preact) into dist/console: index.html, and under
 // assets/ one script and one stylesheet named by their content hash, plus manifest.json. The server
-// (src/services/console-assets.ts) serves index.html revalidated and the hashed assets for a year.
+// (src/services/console/console-assets.ts) serves index.html revalidated and the hashed assets for a year.
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'

@@ -3,7 +3,7 @@
 // newer than their last build.
 // Lets `npm start` and `npx verdict` work on a fresh clone without a separate build step.
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -40,6 +40,33 @@ if (sources > built) {
     },
   )
   writeFileSync(stamp, String(sources))
+  pruneStale()
+}
+
+/**
+ * tsc never deletes output: after a source file moves or goes, its old .js would stay importable from
+ * dist/ and a stale string path (a test's child script, an asset lookup) would still pass. Drop every
+ * compiled file whose source is gone.
+ */
+function pruneStale() {
+  for (const top of ['src', 'bench', 'scripts']) {
+    const walk = (dir, srcDir) => {
+      if (!existsSync(dir)) return
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const out = join(dir, entry.name)
+        const source = join(srcDir, entry.name)
+        if (entry.isDirectory()) {
+          if (!existsSync(source)) rmSync(out, { recursive: true, force: true })
+          else walk(out, source)
+          continue
+        }
+        const base = entry.name.replace(/\.(js|js\.map|d\.ts|d\.ts\.map)$/, '')
+        if (base === entry.name) continue
+        if (!['.ts', '.tsx', '.d.ts'].some((ext) => existsSync(join(srcDir, base + ext)))) rmSync(out)
+      }
+    }
+    walk(join(root, 'dist', top), join(root, top))
+  }
 }
 
 // The beacon has its own stamp: its sources are beacon/src plus the shared wire contract in src/beacon.

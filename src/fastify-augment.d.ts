@@ -1,6 +1,6 @@
 import type { AppServices } from './context.js'
 import type { RegisteredRoute } from './routes/types.js'
-import type { AuthContext } from './services/auth.js'
+import type { AuthContext } from './services/access/auth.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

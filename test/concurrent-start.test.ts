@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openStore, type StorageTarget } from '../src/store/index.js'
-import { monthStart } from '../src/store/partitions.js'
+import { monthStart } from '../src/store/schema/partitions.js'
 import { createSchema, PG_URL, pgAvailable } from './helpers/pg.js'
 import { type RunningServer, runModuleScript, startServer } from './helpers/processes.js'
 
@@ -100,8 +100,8 @@ function raceInChild(target: StorageTarget, go: string, pgSchema?: string): Prom
   const mod = (p: string) => JSON.stringify(join(ROOT, 'dist', 'src', p))
   const script = `
     import { existsSync } from 'node:fs'
-    const { withStartupLock } = await import(${mod('services/startup-lock.js')})
-    const { bootstrapDefaultTenant } = await import(${mod('services/tenants.js')})
+    const { withStartupLock } = await import(${mod('services/runtime/startup-lock.js')})
+    const { bootstrapDefaultTenant } = await import(${mod('services/access/tenants.js')})
     const { openStore } = await import(${mod('store/index.js')})
     const target = ${JSON.stringify(target)}
     const opts = ${JSON.stringify(pgSchema ? { pgSchema } : {})}

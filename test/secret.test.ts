@@ -12,7 +12,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 function resolveInChild(file: string, go: string): Promise<string> {
   const script = `
     import { existsSync } from 'node:fs'
-    const { secretFile } = await import(${JSON.stringify(join(ROOT, 'dist', 'src', 'store', 'secret.js'))})
+    const { secretFile } = await import(${JSON.stringify(join(ROOT, 'dist', 'src', 'config', 'secret.js'))})
     while (!existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 2))
     process.stdout.write(secretFile(${JSON.stringify(file)}))`
   return runModuleScript(script)

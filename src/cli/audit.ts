@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { applyAudit, exportAudit, parseAuditFile } from '../services/audit.js'
+import { applyAudit, exportAudit, parseAuditFile } from '../services/privacy/audit.js'
 import type { Store } from '../store/index.js'
 import { systemClock } from '../util/clock.js'
 import type { Hasher } from '../util/secrets.js'

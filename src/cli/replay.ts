@@ -1,5 +1,5 @@
 import { notFound } from '../errors.js'
-import { replayEvent } from '../services/replay.js'
+import { replayEvent } from '../services/decisions/replay.js'
 import type { Store } from '../store/index.js'
 import { UsageError } from './errors.js'
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { rulesPerformance } from '../services/rules-performance.js'
+import { rulesPerformance } from '../services/rules/rules-performance.js'
 import type { Store } from '../store/index.js'
 import { systemClock } from '../util/clock.js'
 import { UsageError } from './errors.js'

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
+import { resolveSecret } from '../config/secret.js'
 import { parseIp } from '../intel/ip/normalize.js'
 import type { StorageTarget, Store } from '../store/index.js'
-import { resolveSecret } from '../store/secret.js'
 import { Hasher } from '../util/secrets.js'
 import { UsageError } from './errors.js'
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { ConsoleUserError, createConsoleUser } from '../services/console-auth.js'
+import { ConsoleUserError, createConsoleUser } from '../services/console/console-auth.js'
 import type { Store } from '../store/index.js'
 import { systemClock } from '../util/clock.js'
 import { UsageError } from './errors.js'

@@ -26,7 +26,7 @@ export interface Settings {
   keylessRateLimit: number
   /** How long SIGTERM/SIGINT waits for in-flight requests before the process exits anyway. */
   shutdownMs: number
-  /** Load shedding: new requests get 503 past either bound (services/overload.ts). */
+  /** Load shedding: new requests get 503 past either bound (services/runtime/overload.ts). */
   overload: { maxQueue: number; maxLagMs: number }
   email: {
     /** DNS servers for MX lookups; undefined: the system resolver. */
@@ -94,7 +94,7 @@ export function parseTrustProxy(raw: string | undefined): TrustProxy {
   return list
 }
 
-/** An unset secret is generated (SQLite only, see store/secret.ts); a set one must be long enough. */
+/** An unset secret is generated (SQLite only, see config/secret.ts); a set one must be long enough. */
 export function parseSecret(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined
   if (Buffer.byteLength(raw, 'utf8') < MIN_SECRET_BYTES)

@@ -1,4 +1,4 @@
-import { measureCollisionRisk } from '../services/device.js'
+import { measureCollisionRisk } from '../services/devices/device.js'
 import type { Job } from './types.js'
 
 /** Re-measures how often a device fingerprint covers more than one person (`collision_risk`). */

@@ -1,4 +1,4 @@
-import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../services/console-auth.js'
+import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../services/console/console-auth.js'
 import type { Job } from './types.js'
 
 /**

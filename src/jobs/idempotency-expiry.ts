@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_TTL_MS } from '../services/idempotency.js'
+import { IDEMPOTENCY_TTL_MS } from '../services/runtime/idempotency.js'
 import { drainBatches } from './batches.js'
 import type { Job } from './types.js'
 

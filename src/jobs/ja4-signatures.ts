@@ -1,4 +1,4 @@
-import { measureJa4Signatures } from '../services/ja4-signatures.js'
+import { measureJa4Signatures } from '../services/devices/ja4-signatures.js'
 import type { Job } from './types.js'
 
 /** Recomputes the JA4s that are predominantly spoofing (`known_spoof_signature`) from the daily counts. */

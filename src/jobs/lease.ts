@@ -7,7 +7,7 @@ export const localLease: JobLease = {
 }
 
 /**
- * Several processes on one database: the lease is a row in `job_leases` (store/leases.ts), taken when
+ * Several processes on one database: the lease is a row in `job_leases` (store/engine/leases.ts), taken when
  * free or expired and renewed by its holder. A holder that dies stops renewing; another process takes
  * the job over once the lease expires.
  */

@@ -1,6 +1,6 @@
 import type { Store } from '../store/index.js'
-import { type PartitionedTable, parsePartition } from '../store/partitions.js'
-import { retentionCutoff } from '../store/retention.js'
+import { type PartitionedTable, parsePartition } from '../store/schema/partitions.js'
+import { retentionCutoff } from '../store/schema/retention.js'
 import { drainBatches } from './batches.js'
 import type { Job, JobContext } from './types.js'
 

@@ -1,4 +1,4 @@
-import { IP_ACCOUNTS_KEEP_MS } from '../store/ip-accounts.js'
+import { IP_ACCOUNTS_KEEP_MS } from '../store/events/ip-accounts.js'
 import { drainBatches } from './batches.js'
 import type { Job } from './types.js'
 

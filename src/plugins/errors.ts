@@ -6,7 +6,7 @@ import type {
   FastifySchemaValidationError,
 } from 'fastify'
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.js'
-import { StorageUnavailable } from '../store/db.js'
+import { StorageUnavailable } from '../store/engine/db.js'
 import { randomBytesPooled } from '../util/random.js'
 
 type SchemaContext = 'body' | 'querystring' | 'params' | 'headers'

@@ -1,9 +1,9 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppServices } from '../context.js'
 import { ApiError } from '../errors.js'
-import { authenticate, extractApiKey } from '../services/auth.js'
-import { CSRF_HEADER, sessionAuth, sessionCookie } from '../services/console-auth.js'
-import { clientBucket, type LimitResult } from '../services/rate-limiter.js'
+import { authenticate, extractApiKey } from '../services/access/auth.js'
+import { CSRF_HEADER, sessionAuth, sessionCookie } from '../services/console/console-auth.js'
+import { clientBucket, type LimitResult } from '../services/runtime/rate-limiter.js'
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 

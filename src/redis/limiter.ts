@@ -4,11 +4,11 @@ import {
   type Limiter,
   type LimitResult,
   RateLimiter,
-} from '../services/rate-limiter.js'
+} from '../services/runtime/rate-limiter.js'
 import type { SharedRedis } from './connection.js'
 
 // GCRA in one round trip, atomically on the Redis server (the same arithmetic as `gcra()` in
-// services/rate-limiter.ts). Returns {allowed, remaining, reset seconds, retry-after seconds}.
+// services/runtime/rate-limiter.ts). Returns {allowed, remaining, reset seconds, retry-after seconds}.
 const GCRA_LUA = `
 local now = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])

@@ -16,7 +16,14 @@ import {
   PhoneRow,
 } from '../schemas/checks.js'
 import { errors, NoQuery } from '../schemas/common.js'
-import { checkBatch, checkCombined, checkOne, emailCheck, ipCheck, phoneCheck } from '../services/checks.js'
+import {
+  checkBatch,
+  checkCombined,
+  checkOne,
+  emailCheck,
+  ipCheck,
+  phoneCheck,
+} from '../services/identifiers/checks.js'
 import type { App } from './types.js'
 
 export function registerCheckRoutes(app: App): void {

@@ -4,7 +4,7 @@ import {
   consoleAsset,
   consoleIndex,
   HTML_CACHE,
-} from '../services/console-assets.js'
+} from '../services/console/console-assets.js'
 import type { App } from './types.js'
 
 /** Headers every console response carries: no framing, no sniffing, no referrer leaving the page. */

@@ -32,14 +32,14 @@ import {
   scoringDefaults,
   tenantKeys,
   tenantUsers,
-} from '../services/console.js'
+} from '../services/console/console.js'
 import {
   type ConsoleAuth,
   isConsoleAuth,
   sessionSetCookie,
   signIn,
   signOut,
-} from '../services/console-auth.js'
+} from '../services/console/console-auth.js'
 import { digits } from '../util/query.js'
 import type { App } from './types.js'
 

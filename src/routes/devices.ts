@@ -1,7 +1,7 @@
 import { tenantContext } from '../context.js'
 import { errors } from '../schemas/common.js'
 import { Observations, ObservationsParams, ObservationsQuery } from '../schemas/devices.js'
-import { deviceObservations } from '../services/device-observations.js'
+import { deviceObservations } from '../services/devices/device-observations.js'
 import { digits } from '../util/query.js'
 import type { App } from './types.js'
 

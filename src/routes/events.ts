@@ -1,7 +1,7 @@
 import { tenantContext } from '../context.js'
 import { errors } from '../schemas/common.js'
 import { EventsPage, EventsQuery, Stats, StatsQuery } from '../schemas/events.js'
-import { eventStats, listEvents } from '../services/events.js'
+import { eventStats, listEvents } from '../services/decisions/events.js'
 import { digits } from '../util/query.js'
 import type { App } from './types.js'
 

@@ -1,7 +1,7 @@
 import { requestContext } from '../context.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import { Health } from '../schemas/service.js'
-import { healthReport } from '../services/health.js'
+import { healthReport } from '../services/runtime/health.js'
 import type { App } from './types.js'
 
 export function registerHealthRoutes(app: App): void {

@@ -2,7 +2,7 @@ import { Type } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { tenantContext } from '../context.js'
 import { errors } from '../schemas/common.js'
-import { type Idem, idempotent } from '../services/idempotency.js'
+import { type Idem, idempotent } from '../services/runtime/idempotency.js'
 
 /** The optional `Idempotency-Key` header of the routes whose retries must not count twice. */
 export const IdempotencyHeaders = Type.Object({

@@ -1,7 +1,7 @@
 import { tenantContext } from '../context.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import { LabelBody, LabelResult } from '../schemas/labels.js'
-import { label } from '../services/labels.js'
+import { label } from '../services/network/labels.js'
 import { IdempotencyHeaders, idempotencyErrors, replayable } from './idempotent.js'
 import type { App } from './types.js'
 

@@ -9,7 +9,7 @@ import {
   ListPage,
   ListQuery,
 } from '../schemas/lists.js'
-import { addListEntries, addListEntry, listEntries, removeListEntry } from '../services/lists.js'
+import { addListEntries, addListEntry, listEntries, removeListEntry } from '../services/rules/lists.js'
 import { digits } from '../util/query.js'
 import type { App } from './types.js'
 

@@ -8,7 +8,7 @@ import {
   SuppressionsPage,
   SuppressionsQuery,
 } from '../schemas/privacy.js'
-import { exportSubject, forgetSubject, listSuppressions } from '../services/privacy.js'
+import { exportSubject, forgetSubject, listSuppressions } from '../services/privacy/privacy.js'
 import { digits } from '../util/query.js'
 import { IdempotencyHeaders, idempotencyErrors, replayable } from './idempotent.js'
 import type { App } from './types.js'

@@ -1,7 +1,7 @@
 import { tenantContext } from '../context.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import { Replay, ReplayRequest } from '../schemas/replay.js'
-import { replayEvent } from '../services/replay.js'
+import { replayEvent } from '../services/decisions/replay.js'
 import type { App } from './types.js'
 
 export function registerReplayRoutes(app: App): void {

@@ -1,7 +1,7 @@
 import { tenantContext } from '../context.js'
 import { errors } from '../schemas/common.js'
 import { RulesPerformance, RulesPerformanceQuery } from '../schemas/rules.js'
-import { rulesPerformance } from '../services/rules-performance.js'
+import { rulesPerformance } from '../services/rules/rules-performance.js'
 import { digits } from '../util/query.js'
 import type { App } from './types.js'
 

@@ -1,7 +1,7 @@
 import { tenantContext } from '../context.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import { BatchScoreBody, BatchScoreResponse, ScoreRequest, ScoreResponse } from '../schemas/score.js'
-import { scoreBatch, scoreEvent } from '../services/score.js'
+import { scoreBatch, scoreEvent } from '../services/decisions/score.js'
 import { IdempotencyHeaders, idempotencyErrors, replayable } from './idempotent.js'
 import type { App } from './types.js'
 

@@ -1,5 +1,5 @@
 import { requestContext } from '../context.js'
-import { TRAP_PATHS } from '../services/traps.js'
+import { TRAP_PATHS } from '../services/network/traps.js'
 import type { App } from './types.js'
 
 /**

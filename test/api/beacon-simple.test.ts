@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BEACON_FLAGS } from '../../src/beacon/contract.js'
-import { issueKey } from '../../src/services/tenants.js'
+import { issueKey } from '../../src/services/access/tenants.js'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
 
 // The library's form of POST /v1/beacon: a CORS simple request, text/plain body with the key inside.

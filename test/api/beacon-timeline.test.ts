@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
 import { BEACON_FLAGS } from '../../src/beacon/contract.js'
-import { issueKey } from '../../src/services/tenants.js'
+import { issueKey } from '../../src/services/access/tenants.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { scoreOk } from '../helpers/device.js'
 import { pgAvailable } from '../helpers/pg.js'

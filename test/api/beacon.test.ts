@@ -194,7 +194,7 @@ describe('POST /v1/beacon', () => {
     const lim = await build({ keylessRateLimit: 3 })
     try {
       const tt = await lim.tenant()
-      const { issueKey } = await import('../../src/services/tenants.js')
+      const { issueKey } = await import('../../src/services/access/tenants.js')
       const key = await issueKey(lim.store, lim.clock, tt.tenantId, { publishable: { origins: [SHOP] } })
       const send = (ip: string) =>
         lim.app.inject({

@@ -5,9 +5,9 @@ import {
   measureCollisionRisk,
   PRIOR_COLLISION_RISK,
   TOKEN_COLLISION_RISK,
-} from '../../src/services/device.js'
-import { TOKEN_VALIDITY_MS } from '../../src/services/device-token.js'
-import { ALL_TRAFFIC } from '../../src/store/devices.js'
+} from '../../src/services/devices/device.js'
+import { TOKEN_VALIDITY_MS } from '../../src/services/devices/device-token.js'
+import { ALL_TRAFFIC } from '../../src/store/devices/devices.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { carriedIdentity, scoreOk } from '../helpers/device.js'
 import { pgAvailable } from '../helpers/pg.js'

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { BEACON_FLAGS } from '../../src/beacon/contract.js'
-import { JA4_MIN_SESSIONS, JA4_MIN_SHARE } from '../../src/services/ja4-signatures.js'
-import { issueKey } from '../../src/services/tenants.js'
+import { issueKey } from '../../src/services/access/tenants.js'
+import { JA4_MIN_SESSIONS, JA4_MIN_SHARE } from '../../src/services/devices/ja4-signatures.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
 

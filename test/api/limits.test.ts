@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { loadSettings } from '../../src/config/settings.js'
 import { contextFor } from '../../src/context.js'
 import { ApiError } from '../../src/errors.js'
-import { consumeQuota } from '../../src/services/quota.js'
+import { consumeQuota } from '../../src/services/access/quota.js'
 import { build, type Harness } from '../helpers/build.js'
 import { testIntel } from '../helpers/intel.js'
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { contextFor } from '../../src/context.js'
+import { eventStats, listEvents } from '../../src/services/decisions/events.js'
+import { deviceObservations } from '../../src/services/devices/device-observations.js'
 import {
   checkBatch,
   checkOne,
@@ -7,12 +9,10 @@ import {
   ipCheck,
   listLookups,
   phoneCheck,
-} from '../../src/services/checks.js'
-import { getConfig } from '../../src/services/config.js'
-import { deviceObservations } from '../../src/services/device-observations.js'
-import { eventStats, listEvents } from '../../src/services/events.js'
-import { listEntries } from '../../src/services/lists.js'
-import { exportSubject, listSuppressions } from '../../src/services/privacy.js'
+} from '../../src/services/identifiers/checks.js'
+import { exportSubject, listSuppressions } from '../../src/services/privacy/privacy.js'
+import { getConfig } from '../../src/services/rules/config.js'
+import { listEntries } from '../../src/services/rules/lists.js'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
 import { testIntel } from '../helpers/intel.js'
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { issueKey, revokeKey, rotateKey } from '../../src/services/tenants.js'
+import { issueKey, revokeKey, rotateKey } from '../../src/services/access/tenants.js'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
 import { type ConsoleSession, consoleSession } from '../helpers/console.js'
 

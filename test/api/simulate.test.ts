@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { contextFor } from '../../src/context.js'
-import { simulateConfig } from '../../src/services/simulate.js'
+import { simulateConfig } from '../../src/services/rules/simulate.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { TRAP_DEDUP_MS, TRAP_IP_CAP, TRAP_WINDOW_MS } from '../../src/store/network.js'
+import { TRAP_DEDUP_MS, TRAP_IP_CAP, TRAP_WINDOW_MS } from '../../src/store/network/network.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
 

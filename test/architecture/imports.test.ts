@@ -10,6 +10,9 @@ import { cycles, importGraph, specifiers } from './import-graph.js'
  * - store/ is the bottom layer: it never imports the layers that use it (services, routes, plugins, cli,
  *   jobs, ai, intel, the app); it may import util/ and scoring/ (whose types and pure helpers it stores);
  * - intel/ is reference data: it knows nothing of routes, services, storage, plugins, cli, jobs or the app;
+ * - services/ never imports routes/ or plugins/ (HTTP knows the services, never the other way round);
+ * - the machinery knows no domain: services/runtime/ imports no other folder of services/, and
+ *   store/engine/ no other folder of store/;
  * - no import cycle anywhere.
  */
 
@@ -68,6 +71,23 @@ describe('import graph of src/', () => {
   it('keeps reference data apart: intel/ never imports routes, services, store, plugins, cli or jobs', () => {
     const above = ['routes', 'services', 'store', 'plugins', 'cli', 'jobs', 'ai', 'app.ts', 'server.ts']
     expect(crossings('intel', above)).toEqual([])
+  })
+
+  it('keeps HTTP above the use cases: services/ never imports routes/ or plugins/', () => {
+    expect(crossings('services', ['routes', 'plugins'])).toEqual([])
+  })
+
+  it('keeps the machinery domain-free: services/runtime/ and store/engine/ import no domain folder', () => {
+    const domains = (layer: string, own: string) =>
+      [...new Set([...graph.keys()].filter((f) => f.startsWith(`${layer}/`)).map((f) => f.split('/')[1]))]
+        .filter((d) => d !== own && !d?.endsWith('.ts'))
+        .map((d) => `${layer}/${d}`)
+    const serviceDomains = domains('services', 'runtime')
+    const storeDomains = domains('store', 'engine')
+    expect(serviceDomains).toContain('services/decisions')
+    expect(storeDomains).toContain('store/events')
+    expect(crossings('services/runtime', serviceDomains)).toEqual([])
+    expect(crossings('store/engine', [...storeDomains, 'store/index.ts'])).toEqual([])
   })
 
   it('has no import cycle', () => {

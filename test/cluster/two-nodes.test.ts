@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SIGN_IN_FAILURES_PER_EMAIL } from '../../src/services/console-auth.js'
+import { SIGN_IN_FAILURES_PER_EMAIL } from '../../src/services/console/console-auth.js'
 import { eventually } from '../helpers/app.js'
 import { createSchema, PG_URL, pgAvailable } from '../helpers/pg.js'
 import { type RunningServer, runCli, startServer } from '../helpers/processes.js'

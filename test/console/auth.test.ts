@@ -5,7 +5,7 @@ import {
   SESSION_MAX_MS,
   SIGN_IN_FAILURES_PER_EMAIL,
   verifyPassword,
-} from '../../src/services/console-auth.js'
+} from '../../src/services/console/console-auth.js'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
 import { CONSOLE_PASSWORD, consoleSession, signInAs } from '../helpers/console.js'
 

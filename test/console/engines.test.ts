@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { SESSION_IDLE_MS } from '../../src/services/console-auth.js'
+import { SESSION_IDLE_MS } from '../../src/services/console/console-auth.js'
 import { build, type Engine, type Harness } from '../helpers/build.js'
 import { CONSOLE_PASSWORD, consoleSession } from '../helpers/console.js'
 import { pgAvailable } from '../helpers/pg.js'

@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import { issueKey } from '../../src/services/tenants.js'
+import { issueKey } from '../../src/services/access/tenants.js'
 import { build, type Engine, type Harness } from '../helpers/build.js'
 import { BEACON, type Operation, operationsOf, SERVICE_REFUSALS } from './operations.js'
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import type { SqliteOptions } from '../../src/store/sqlite.js'
+import type { SqliteOptions } from '../../src/store/engine/sqlite.js'
 import { build, type Harness } from './build.js'
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
-import { issueKey } from '../../src/services/tenants.js'
+import { issueKey } from '../../src/services/access/tenants.js'
 import { closeServer, listen } from './browser.js'
 import { build, type Harness } from './build.js'
 

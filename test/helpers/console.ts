@@ -1,4 +1,4 @@
-import { createConsoleUser } from '../../src/services/console-auth.js'
+import { createConsoleUser } from '../../src/services/console/console-auth.js'
 import type { Harness, TestTenant } from './build.js'
 
 export const CONSOLE_PASSWORD = 'correct horse battery staple'

@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import { verifyDeviceToken } from '../../src/services/device-token.js'
+import { verifyDeviceToken } from '../../src/services/devices/device-token.js'
 import type { Harness } from './build.js'
 
 /** POST /v1/score, which must answer 200: the response body. */

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { RETENTION_BATCH, retentionJob } from '../../src/jobs/retention.js'
 import { Scheduler } from '../../src/jobs/scheduler.js'
-import { type LinkKind, linksOf, type ObservationLinkSource } from '../../src/store/links.js'
-import { retentionCutoff } from '../../src/store/retention.js'
+import { type LinkKind, linksOf, type ObservationLinkSource } from '../../src/store/devices/links.js'
+import { retentionCutoff } from '../../src/store/schema/retention.js'
 import { build, type Engine, type Harness } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { SharedRedis } from '../../src/redis/connection.js'
 import { RedisLimiter } from '../../src/redis/limiter.js'
-import { RateLimiter } from '../../src/services/rate-limiter.js'
+import { RateLimiter } from '../../src/services/runtime/rate-limiter.js'
 import { eventually } from '../helpers/app.js'
 import { REDIS_URL, redisAvailable, testPrefix } from '../helpers/redis.js'
 import { canRunRedisServer, freePort, OwnRedis } from '../helpers/redis-server.js'

@@ -4,7 +4,7 @@ import {
   signDeviceToken,
   TOKEN_VALIDITY_MS,
   verifyDeviceToken,
-} from '../../src/services/device-token.js'
+} from '../../src/services/devices/device-token.js'
 import { Hasher } from '../../src/util/secrets.js'
 
 const hasher = new Hasher('token-test-secret')

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { backgroundJobs } from '../../src/jobs/index.js'
-import { flaggedSignatures, isSpoofingBeacon, ja4WindowStart } from '../../src/services/ja4-signatures.js'
+import {
+  flaggedSignatures,
+  isSpoofingBeacon,
+  ja4WindowStart,
+} from '../../src/services/devices/ja4-signatures.js'
 
 const DAY = 86_400_000
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { gcra, RateLimiter } from '../../src/services/rate-limiter.js'
+import { gcra, RateLimiter } from '../../src/services/runtime/rate-limiter.js'
 
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 30)
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { usagePeriod } from '../../src/store/access/usage.js'
 import type { Store } from '../../src/store/index.js'
-import { usagePeriod } from '../../src/store/usage.js'
 import { type Engine, openTestStore } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
 

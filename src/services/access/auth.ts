@@ -1,0 +1,41 @@
+import type { Tenant } from '../../store/access/tenants.js'
+import type { Store } from '../../store/index.js'
+import { safeEqual, sha256Hex } from '../../util/secrets.js'
+
+export interface AuthContext {
+  tenant: Tenant
+  keyId: string
+  /** A publishable key (pk_…): valid only on the beacon route, only from `origins`. */
+  publishable: boolean
+  origins: string[]
+}
+
+/** API keys are high-entropy random strings, so an unkeyed SHA-256 is a sufficient one-way hash. */
+export const hashApiKey = (key: string) => sha256Hex(key)
+
+export async function authenticate(store: Store, rawKey: string): Promise<AuthContext | null> {
+  if (rawKey.length < 8 || rawKey.length > 200) return null
+  const hash = hashApiKey(rawKey)
+  const found = await store.tenants.findByKeyHash(hash)
+  // The index lookup already matched; the constant-time comparison guards against any
+  // collation or trailing-space surprises in the storage engine.
+  if (!found || !safeEqual(found.keyHash, hash) || found.revokedMs !== null) return null
+  return {
+    tenant: found.tenant,
+    keyId: found.keyId,
+    publishable: found.kind === 'publishable',
+    origins: found.origins,
+  }
+}
+
+/** Reads the key from `x-api-key`, or from `Authorization: Bearer <key>`. */
+export function extractApiKey(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const direct = headers['x-api-key']
+  if (typeof direct === 'string' && direct.trim()) return direct.trim()
+  const auth = headers['authorization']
+  if (typeof auth === 'string') {
+    const m = /^Bearer\s+(.+)$/i.exec(auth.trim())
+    if (m?.[1]) return m[1].trim()
+  }
+  return undefined
+}

@@ -1,0 +1,279 @@
+import { randomBytes, randomUUID, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
+import { ApiError } from '../../errors.js'
+import type { Tenant } from '../../store/access/tenants.js'
+import type { Store } from '../../store/index.js'
+import type { Clock } from '../../util/clock.js'
+import { type Hasher, randomToken, safeEqual, sha256Hex } from '../../util/secrets.js'
+import type { AuthContext } from '../access/auth.js'
+import { clientBucket, type Limiter } from '../runtime/rate-limiter.js'
+
+/**
+ * Console users and their sessions. Passwords are hashed with scrypt; a session id is a random token
+ * the browser holds in an httpOnly cookie and the database holds only as a SHA-256. The session's CSRF
+ * token is an HMAC of its id under the server secret: nothing to store, and a reloaded page gets it
+ * back from GET /console/api/session. The page sends it in a header on every state-changing request.
+ */
+
+export const SESSION_COOKIE = 'verdict_session'
+export const CSRF_HEADER = 'x-csrf-token'
+/** A session not used for this long is over. */
+export const SESSION_IDLE_MS = 30 * 60_000
+/** Nor does any session outlive this, however busy. */
+export const SESSION_MAX_MS = 12 * 3600_000
+/** last_ms is written at most this often, not on every request. */
+const TOUCH_EVERY_MS = 60_000
+/** Failed sign-ins per minute per client address, and per email address. */
+export const SIGN_IN_FAILURES_PER_IP = 10
+export const SIGN_IN_FAILURES_PER_EMAIL = 5
+export const PASSWORD_MIN = 12
+const PASSWORD_MAX = 1024
+
+// N = 2^15, r = 8: about 32 MiB and tens of milliseconds per hash, the OWASP floor for scrypt.
+const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } satisfies ScryptOptions
+const KEY_LEN = 32
+
+/** An error the CLI prints as it is and HTTP answers with `code`. */
+export class ConsoleUserError extends Error {
+  constructor(
+    readonly code: 'conflict' | 'bad_request' | 'not_found',
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+function scryptAsync(
+  password: string,
+  salt: Buffer,
+  o: { N: number; r: number; p: number },
+): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scrypt(password, salt, KEY_LEN, { ...o, maxmem: SCRYPT.maxmem }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
+  )
+}
+
+/** `scrypt$N$r$p$salt$key` (base64url), so the cost can rise later without breaking stored hashes. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16)
+  const key = await scryptAsync(password, salt, SCRYPT)
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join(
+    '$',
+  )
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [kind, n, r, p, salt, key] = stored.split('$')
+  if (kind !== 'scrypt' || !salt || !key) return false
+  const expected = Buffer.from(key, 'base64url')
+  const got = await scryptAsync(password, Buffer.from(salt, 'base64url'), {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+  })
+  return got.length === expected.length && timingSafeEqual(got, expected)
+}
+
+/** Compared on every sign-in of an unknown email, so timing does not tell which emails exist. */
+let dummyHash: Promise<string> | undefined
+
+export const normaliseEmail = (email: string) => email.trim().toLowerCase()
+
+export function checkNewUser(email: string, password: string): void {
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254)
+    throw new ConsoleUserError('bad_request', 'email is not a valid email address')
+  if (password.length < PASSWORD_MIN)
+    throw new ConsoleUserError('bad_request', `password must be at least ${PASSWORD_MIN} characters`)
+  if (password.length > PASSWORD_MAX)
+    throw new ConsoleUserError('bad_request', `password must be at most ${PASSWORD_MAX} characters`)
+}
+
+export async function createConsoleUser(
+  store: Store,
+  clock: Clock,
+  input: { tenantId: string; email: string; password: string },
+): Promise<{ userId: string; tenantId: string; email: string }> {
+  const email = normaliseEmail(input.email)
+  checkNewUser(email, input.password)
+  if (!(await store.tenants.get(input.tenantId)))
+    throw new ConsoleUserError('not_found', `tenant ${input.tenantId} not found`)
+  const user = { id: `usr_${randomUUID()}`, tenantId: input.tenantId, email, createdMs: clock.now() }
+  if (!(await store.console.createUser(user, await hashPassword(input.password))))
+    throw new ConsoleUserError('conflict', `a console user with email ${email} already exists`)
+  return { userId: user.id, tenantId: user.tenantId, email }
+}
+
+/**
+ * Failed sign-ins per client address and per email, in the service's limiter: with Redis they are
+ * counted across every node, so more nodes do not mean more password guesses. The email is keyed by an
+ * HMAC, never written as it is.
+ */
+export class SignInThrottle {
+  constructor(
+    private readonly limiter: Limiter,
+    private readonly hasher: Hasher,
+  ) {}
+
+  private buckets(ip: string, email: string): [string, string] {
+    return [
+      `sign-in:ip:${clientBucket(ip)}`,
+      `sign-in:email:${this.hasher.mac('console-sign-in', email).toString('base64url')}`,
+    ]
+  }
+
+  async refuse(ip: string, email: string, nowMs: number): Promise<number | null> {
+    const [byIp, byEmail] = this.buckets(ip, email)
+    const [a, b] = await Promise.all([
+      this.limiter.peek(byIp, SIGN_IN_FAILURES_PER_IP, nowMs),
+      this.limiter.peek(byEmail, SIGN_IN_FAILURES_PER_EMAIL, nowMs),
+    ])
+    if (a.allowed && b.allowed) return null
+    return Math.max(a.retryAfterSeconds, b.retryAfterSeconds, 1)
+  }
+
+  async failed(ip: string, email: string, nowMs: number): Promise<void> {
+    const [byIp, byEmail] = this.buckets(ip, email)
+    await Promise.all([
+      this.limiter.hit(byIp, SIGN_IN_FAILURES_PER_IP, nowMs),
+      this.limiter.hit(byEmail, SIGN_IN_FAILURES_PER_EMAIL, nowMs),
+    ])
+  }
+}
+
+export interface NewSession {
+  /** The raw session id: goes into the cookie, never into the database. */
+  sessionId: string
+  csrfToken: string
+  userId: string
+  tenantId: string
+  email: string
+  expiresMs: number
+}
+
+const hashSessionId = (id: string) => sha256Hex(`session\u0000${id}`)
+/** The CSRF token of a session: an HMAC of its raw id, so only the server can make it. */
+export const csrfToken = (hasher: Hasher, sessionId: string) =>
+  hasher.mac('console-csrf', sessionId).toString('base64url')
+
+export async function signIn(
+  deps: { store: Store; clock: Clock; hasher: Hasher; signInThrottle: SignInThrottle },
+  input: { email: string; password: string; ip: string },
+): Promise<NewSession> {
+  const email = normaliseEmail(input.email)
+  const now = deps.clock.now()
+  const retry = await deps.signInThrottle.refuse(input.ip, email, now)
+  if (retry !== null) {
+    throw new ApiError('rate_limited', 'too many failed sign-in attempts; retry later', {
+      'Retry-After': String(retry),
+    })
+  }
+  const user = await deps.store.console.userByEmail(email)
+  dummyHash ??= hashPassword(randomToken(24))
+  const ok = await verifyPassword(
+    input.password.slice(0, PASSWORD_MAX),
+    user?.passwordHash ?? (await dummyHash),
+  )
+  if (!user || !ok) {
+    await deps.signInThrottle.failed(input.ip, email, now)
+    throw new ApiError('unauthorized', 'wrong email or password')
+  }
+  // Old sessions go here rather than in a job: sign-ins are rare, and each removes what expired.
+  await deps.store.console.expireSessions(now - SESSION_IDLE_MS, now - SESSION_MAX_MS)
+  const sessionId = randomToken(43)
+  await deps.store.console.createSession({
+    idHash: hashSessionId(sessionId),
+    userId: user.id,
+    tenantId: user.tenantId,
+    createdMs: now,
+    lastMs: now,
+  })
+  return {
+    sessionId,
+    csrfToken: csrfToken(deps.hasher, sessionId),
+    userId: user.id,
+    tenantId: user.tenantId,
+    email: user.email,
+    expiresMs: now + SESSION_MAX_MS,
+  }
+}
+
+export interface ConsoleAuth extends AuthContext {
+  console: {
+    userId: string
+    email: string
+    sessionHash: string
+    csrfToken: string
+    expiresMs: number
+    idleMs: number
+  }
+}
+
+/** The raw value of the session cookie in a Cookie header, if any. */
+export function sessionCookie(header: string | undefined): string | undefined {
+  if (!header) return undefined
+  for (const part of header.split(';')) {
+    const i = part.indexOf('=')
+    if (i > 0 && part.slice(0, i).trim() === SESSION_COOKIE) {
+      const v = part.slice(i + 1).trim()
+      return v === '' ? undefined : v
+    }
+  }
+  return undefined
+}
+
+/**
+ * The request's credential when it carries a session cookie: the session's tenant as an AuthContext,
+ * or a 401 when the session is unknown, signed out or expired (idle or absolute). A state-changing
+ * request must also carry the session's CSRF token (403 without it).
+ */
+export async function sessionAuth(
+  deps: { store: Store; clock: Clock; hasher: Hasher },
+  sessionId: string,
+  csrf: string | undefined,
+  unsafe: boolean,
+): Promise<ConsoleAuth> {
+  const expired = () => new ApiError('unauthorized', 'console session expired or signed out; sign in again')
+  if (sessionId.length > 200) throw expired()
+  const idHash = hashSessionId(sessionId)
+  const s = await deps.store.console.session(idHash)
+  const now = deps.clock.now()
+  if (!s || !safeEqual(s.idHash, idHash)) throw expired()
+  if (now - s.lastMs >= SESSION_IDLE_MS || now - s.createdMs >= SESSION_MAX_MS) {
+    await deps.store.console.deleteSession(idHash)
+    throw expired()
+  }
+  if (unsafe && (csrf === undefined || !safeEqual(csrf, csrfToken(deps.hasher, sessionId))))
+    throw new ApiError('forbidden', `missing or wrong ${CSRF_HEADER} header for this console session`)
+  const tenant: Tenant | undefined = await deps.store.tenants.get(s.tenantId)
+  if (!tenant) throw expired()
+  if (now - s.lastMs >= TOUCH_EVERY_MS) await deps.store.console.touchSession(idHash, now)
+  return {
+    tenant,
+    keyId: `console:${s.userId}`,
+    publishable: false,
+    origins: [],
+    console: {
+      userId: s.userId,
+      email: s.email,
+      sessionHash: idHash,
+      csrfToken: csrfToken(deps.hasher, sessionId),
+      expiresMs: Math.min(s.createdMs + SESSION_MAX_MS, now + SESSION_IDLE_MS),
+      idleMs: SESSION_IDLE_MS,
+    },
+  }
+}
+
+export async function signOut(store: Store, auth: ConsoleAuth): Promise<void> {
+  await store.console.deleteSession(auth.console.sessionHash)
+}
+
+/** The Set-Cookie value for a new session, or (without `sessionId`) the one that clears it. */
+export function sessionSetCookie(sessionId: string | null, secure: boolean): string {
+  const attrs = ['Path=/', 'HttpOnly', 'SameSite=Strict', ...(secure ? ['Secure'] : [])]
+  if (sessionId === null) return [`${SESSION_COOKIE}=`, 'Max-Age=0', ...attrs].join('; ')
+  return [`${SESSION_COOKIE}=${sessionId}`, `Max-Age=${SESSION_MAX_MS / 1000}`, ...attrs].join('; ')
+}
+
+export const isConsoleAuth = (auth: AuthContext | null): auth is ConsoleAuth =>
+  auth !== null && 'console' in auth

@@ -1,0 +1,54 @@
+import type { TenantContext } from '../../context.js'
+import type { Check } from '../../scoring/types.js'
+import type { EventFilter, EventRecord } from '../../store/events/events.js'
+
+/** A stored event as listings show it: hashes and coarse attributes only. */
+export function eventView(e: EventRecord) {
+  return {
+    id: e.id,
+    createdMs: e.createdMs,
+    event: e.event,
+    userId: e.userId,
+    deviceId: e.deviceId,
+    resolvedDeviceId: e.resolvedDeviceId,
+    emailHash: e.emailHash,
+    emailDomain: e.emailDomain,
+    ipPrefix: e.ipPrefix,
+    asn: e.asn,
+    ipCountry: e.ipCountry,
+    phoneHash: e.phoneHash,
+    phoneCountry: e.phoneCountry,
+    score: e.score,
+    verdict: e.verdict,
+    reasons: e.reasons,
+    checks: JSON.parse(e.checks) as Check[],
+  }
+}
+
+export async function listEvents(ctx: TenantContext, filter: EventFilter) {
+  const { events, total } = await ctx.store.events.list(ctx.tenant.id, filter)
+  return { events: events.map(eventView), total, limit: filter.limit, offset: filter.offset }
+}
+
+/** Totals and average score per verdict and the top reason codes over a rolling window ending now. */
+export async function eventStats(ctx: TenantContext, windowHours: number) {
+  const to = ctx.clock.now()
+  const from = to - windowHours * 3600_000
+  const s = await ctx.store.events.stats(ctx.tenant.id, from, to)
+  const of = (v: 'allow' | 'review' | 'block') => {
+    const row = s.verdicts.find((x) => x.verdict === v)
+    return { count: row?.count ?? 0, avgScore: row ? Math.round(row.avgScore * 100) / 100 : null }
+  }
+  const verdicts = { allow: of('allow'), review: of('review'), block: of('block') }
+  const total = s.verdicts.reduce((n, v) => n + v.count, 0)
+  const sum = s.verdicts.reduce((n, v) => n + v.count * v.avgScore, 0)
+  return {
+    windowHours,
+    fromMs: from,
+    toMs: to,
+    total,
+    avgScore: total ? Math.round((sum / total) * 100) / 100 : null,
+    verdicts,
+    topReasons: s.reasons,
+  }
+}

@@ -1,0 +1,120 @@
+import type { RequestContext } from '../../context.js'
+import type { EmailAnalysis } from '../../intel/email/index.js'
+import type { IpIntelResult } from '../../intel/ip/index.js'
+import { parseIp } from '../../intel/ip/normalize.js'
+import { feedWarnings } from '../../scoring/identifiers/ip.js'
+import type { EmailSignals, IpSignals } from '../../scoring/types.js'
+import type { ListKey } from '../../store/rules/lists.js'
+import { emailKey, mxStatus, phoneKey } from '../identifiers/identifiers.js'
+
+/**
+ * What one identifier of a scored event contributes, before the write. Each identifier is prepared on
+ * its own: a new one is a function here and a field of PreparedEvent (score-inputs.ts).
+ */
+export interface IdentifierInput<S> {
+  /** The keyed hash it is stored, listed and shared under; null when the value is unusable. */
+  hash: string | null
+  /** What the engine reads about it; null when unusable. */
+  signals: S | null
+  /** The key the tenant's lists are matched under; null when unusable or not listable. */
+  listKey: ListKey | null
+  /** Why some checks could not be evaluated (`code: explanation`). */
+  warnings: readonly string[]
+}
+
+export interface IpInput extends IdentifierInput<IpSignals> {
+  /** The reference-data lookup (network, geolocation, feeds). */
+  lookup: IpIntelResult | null
+}
+
+export interface EmailInput extends IdentifierInput<EmailSignals> {
+  analysis: EmailAnalysis
+}
+
+/** A phone is stored (hash and country) but neither scored nor listable. */
+export interface PhoneInput extends IdentifierInput<never> {
+  country: string | null
+}
+
+/** Shared by every identifier without warnings, so the common case allocates no array. */
+const NONE: readonly string[] = Object.freeze([])
+const IP_INVALID = Object.freeze(['ip_invalid: the ip field is not an IP address; IP checks were skipped'])
+const MX_UNKNOWN = Object.freeze([
+  'email_mx_unknown: DNS did not answer in time; email_no_mx was not evaluated',
+])
+const MX_NOT_CHECKED = Object.freeze([
+  'email_mx_not_checked: the domain is not under a public suffix; email_no_mx was not evaluated',
+])
+
+function ipSignals(ip: IpIntelResult): IpSignals {
+  return {
+    asn: ip.asn,
+    org: ip.org,
+    geoCountry: ip.country,
+    isDatacenter: ip.isDatacenter,
+    datacenterProvider: ip.datacenterProvider,
+    isTor: ip.isTor,
+    isVpn: ip.isVpn,
+    vpnProvider: ip.vpnProvider,
+    isProxy: ip.isProxy,
+    isPrivacyRelay: ip.isPrivacyRelay,
+  }
+}
+
+/** Reference lookup (in memory); an unparseable address skips the IP checks with a warning. */
+export function ipInput(ctx: RequestContext, raw: string): IpInput {
+  const parsed = parseIp(raw)
+  const lookup = parsed ? ctx.intel.ip.lookup(parsed.ip) : null
+  if (!parsed || !lookup)
+    return { lookup: null, hash: null, signals: null, listKey: null, warnings: IP_INVALID }
+  const hash = ctx.hasher.entity('ip', parsed.ip)
+  const warnings = feedWarnings(lookup)
+  return {
+    lookup,
+    hash,
+    signals: ipSignals(lookup),
+    listKey: { type: 'ip', valueKey: hash },
+    warnings: warnings.length ? warnings : NONE,
+  }
+}
+
+/**
+ * Analysis (in memory) and the mail-server status (cached DNS). A malformed address is still hashed
+ * and listed under its lower-cased text, but its checks are skipped with a warning.
+ */
+export async function emailInput(ctx: RequestContext, raw: string): Promise<EmailInput> {
+  const analysis = ctx.intel.email.analyze(raw)
+  const hash = ctx.hasher.entity('email', emailKey(analysis, raw).key)
+  const listKey: ListKey = { type: 'email', valueKey: hash }
+  if (analysis.malformed || !analysis.domain) {
+    const why = `email_malformed: ${analysis.rejectReason ?? 'unusable address'}; email checks were skipped`
+    return { analysis, hash, signals: null, listKey, warnings: [why] }
+  }
+  const mx = await mxStatus(ctx.intel, analysis)
+  return {
+    analysis,
+    hash,
+    listKey,
+    warnings: mx === 'unknown' ? MX_UNKNOWN : mx === 'not_checked' ? MX_NOT_CHECKED : NONE,
+    signals: {
+      domain: analysis.domain,
+      isDisposable: analysis.isDisposable,
+      looksGibberish: analysis.looksGibberish,
+      gibberishScore: analysis.gibberishScore,
+      hasPlusTag: analysis.hasPlusTag,
+      mx: mx === 'none' ? 'none' : mx === 'valid' ? 'valid' : 'unknown',
+    },
+  }
+}
+
+/** Hashed under its E.164 form when it parses; its country is the parsed one, else the caller's hint. */
+export function phoneInput(ctx: RequestContext, raw: string, countryHint: string | null): PhoneInput {
+  const p = ctx.intel.phone.analyze(raw, countryHint ?? undefined)
+  return {
+    hash: ctx.hasher.entity('phone', phoneKey(p, raw)),
+    country: p.country ?? countryHint?.toUpperCase() ?? null,
+    signals: null,
+    listKey: null,
+    warnings: NONE,
+  }
+}

@@ -1,0 +1,119 @@
+import type { Static } from '@fastify/type-provider-typebox'
+import type { TenantContext } from '../../context.js'
+import type { ScoreRequest } from '../../schemas/score.js'
+import type { ConfigOverrides, ScoringConfig } from '../../scoring/config.js'
+import { effectiveConfig } from '../../scoring/config.js'
+import type { NetworkSignals } from '../../scoring/network.js'
+import type { DeviceFlags, ListMatch, TlsSignals } from '../../scoring/types.js'
+import type { BeaconObservation } from '../../store/devices/beacons.js'
+import type { EventAttributes } from '../../store/events/scored-event.js'
+import type { StoredConfig } from '../../store/rules/config.js'
+import type { ListKey } from '../../store/rules/lists.js'
+import { latestBeacon, mergeDeviceFlags } from '../devices/beacon.js'
+import { type DeviceResolution, resolveDevice } from '../devices/device.js'
+import { beaconTls } from '../devices/ja4-signatures.js'
+import { gatherNetwork } from './network-signals.js'
+import { type EmailInput, emailInput, type IpInput, ipInput, phoneInput } from './score-identifiers.js'
+
+export type ScoreBody = Static<typeof ScoreRequest>
+
+/** Everything about one event that does not depend on the tenant's history, gathered before the write. */
+export interface PreparedEvent {
+  body: ScoreBody
+  /** What storage records of the event (hashes and coarse attributes), built once here. */
+  attributes: EventAttributes
+  ip: IpInput | null
+  email: EmailInput | null
+  timezone: { zone: string; countries: string[] | null } | null
+  lists: ListMatch[]
+  config: ScoringConfig
+  /** The tenant's config version `config` is. */
+  configVersion: number
+  /** Device resolution (token, rung, identity); history is read later, on the write transaction. */
+  device: DeviceResolution
+  /** The tenant's latest beacon of this device_id (last 30 minutes): what the browser itself showed. */
+  beacon: BeaconObservation | null
+  /** The request's device flags completed by the beacon's (services/devices/beacon.ts mergeDeviceFlags). */
+  deviceFlags: DeviceFlags | null
+  /** The JA4 of the beacon's connection, what it matched (known tool, spoofing signature); null without one. */
+  tls: TlsSignals | null
+  network: NetworkSignals
+  warnings: string[]
+}
+
+/** Empty strings count as absent. */
+const present = (s: string | undefined): string | null =>
+  s === undefined || s.trim() === '' ? null : s.trim()
+
+/**
+ * Each identifier on its own (score-identifiers.ts), then what needs several of them at once: list
+ * matches, the tenant config, the device resolution and the network signals.
+ */
+export async function prepareEvent(
+  ctx: TenantContext,
+  body: ScoreBody,
+  storedConfig?: StoredConfig,
+): Promise<PreparedEvent> {
+  const userId = present(body.user_id)
+  const deviceId = present(body.device_id)
+  const rawIp = present(body.ip)
+  const rawEmail = present(body.email)
+  const rawPhone = present(body.phone)
+  const ip = rawIp ? ipInput(ctx, rawIp) : null
+  const email = rawEmail ? await emailInput(ctx, rawEmail) : null
+  const phone = rawPhone ? phoneInput(ctx, rawPhone, present(body.phone_country)) : null
+
+  const warnings: string[] = []
+  if (ip) warnings.push(...ip.warnings)
+  if (email) warnings.push(...email.warnings)
+  // Matched in this order, which is the order list checks fire in.
+  const listKeys: ListKey[] = []
+  if (userId) listKeys.push({ type: 'user', valueKey: userId })
+  if (deviceId) listKeys.push({ type: 'device', valueKey: deviceId })
+  if (ip?.listKey) listKeys.push(ip.listKey)
+  if (email?.listKey) listKeys.push(email.listKey)
+
+  const lookup = ip?.lookup ?? null
+  const attributes: EventAttributes = {
+    tenantId: ctx.tenant.id,
+    event: body.event,
+    userId,
+    deviceId,
+    // Set below, once the device is resolved.
+    device: null,
+    emailHash: email?.hash ?? null,
+    emailDomain: email?.analysis.domain ?? null,
+    ipHash: ip?.hash ?? null,
+    ipPrefix: lookup?.prefix ?? null,
+    asn: lookup?.asn ?? null,
+    ipCountry: lookup?.country ?? null,
+    phoneHash: phone?.hash ?? null,
+    phoneCountry: phone?.country ?? null,
+  }
+  const zone = present(body.timezone)
+  const now = ctx.clock.now()
+  const [matches, stored, device, network, beacon] = await Promise.all([
+    ctx.store.lists.match(ctx.tenant.id, listKeys),
+    storedConfig ? Promise.resolve(storedConfig) : ctx.store.config.cached(ctx.tenant.id),
+    resolveDevice(ctx, { fingerprint: deviceId, token: present(body.device_token), ip: lookup }),
+    gatherNetwork(ctx, attributes, now),
+    latestBeacon(ctx, deviceId, now),
+  ])
+  if (device.observed) attributes.device = device
+  return {
+    body,
+    attributes,
+    ip,
+    email,
+    timezone: zone ? { zone, countries: ctx.intel.timezoneCountries(zone) } : null,
+    lists: matches.map((m) => ({ list: m.list, type: m.type })),
+    config: effectiveConfig(stored.overrides as ConfigOverrides),
+    configVersion: stored.version,
+    device,
+    beacon,
+    deviceFlags: mergeDeviceFlags(body.device, beacon),
+    tls: beaconTls(beacon?.ja4, ctx.ja4Signatures),
+    network,
+    warnings,
+  }
+}

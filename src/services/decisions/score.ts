@@ -1,0 +1,211 @@
+import type { ExplanationInput } from '../../ai/index.js'
+import type { TenantContext } from '../../context.js'
+import type { ScoreResponse } from '../../schemas/score.js'
+import { VELOCITY_WINDOW_MS } from '../../scoring/checks/velocity.js'
+import { score } from '../../scoring/engine.js'
+import { templateExplanation } from '../../scoring/explain.js'
+import { OUTSIDE_SIGNAL_CODES } from '../../scoring/reasons.js'
+import { RULES_VERSION, recordInput } from '../../scoring/recorded.js'
+import type { EngineInput, EngineResult } from '../../scoring/types.js'
+import type { Work } from '../../store/engine/db.js'
+import type { GroupCounters } from '../../store/events/aggregates.js'
+import type { GroupMeter } from '../../store/events/group-meter.js'
+import type { ScoredEvent } from '../../store/events/scored-event.js'
+import { mapLimit } from '../../util/pool.js'
+import { uuidv7 } from '../../util/uuid.js'
+import { consumeQuota } from '../access/quota.js'
+import { assertQuotaFits } from '../access/quota-check.js'
+import { deviceHistory, linkWithinBatch } from '../devices/device.js'
+import { type Idem, NO_IDEM } from '../runtime/idempotency.js'
+import { deviceProfile } from './device-profile.js'
+import { type PreparedEvent, prepareEvent, type ScoreBody } from './score-inputs.js'
+
+interface Scored {
+  event: ScoredEvent
+  prepared: PreparedEvent
+  /** The device profile, when the event carried a fingerprint or a device token. */
+  device?: ScoreResponse['device']
+}
+
+/**
+ * Whether the event counts as bad for its ASN's fraud rate: its score from its own signals alone (no
+ * network-derived and no list checks) reaches the block threshold. A rate that counted blocks could feed
+ * itself (abusive_asn producing the blocks that keep it firing) or be made with a blocklist.
+ */
+export function countsAsBadForAsn(result: EngineResult, blockThreshold: number): boolean {
+  let core = 0
+  for (const c of result.checks) if (!OUTSIDE_SIGNAL_CODES.has(c.reason)) core += c.weight
+  return Math.min(100, core) >= blockThreshold
+}
+
+/**
+ * Reads the history this event needs, runs the pure engine and records the event, all in the writer's
+ * unit of work so the next event (of this batch or of a concurrent request) sees this one.
+ */
+function* scoreAndRecord(
+  ctx: TenantContext,
+  counters: GroupCounters,
+  p: PreparedEvent,
+  now: number,
+): Work<Scored> {
+  const a = p.attributes
+  const ipAccounts = a.ipHash
+    ? yield* ctx.store.events.ipAccounts(a.tenantId, a.ipHash, now - VELOCITY_WINDOW_MS, a.userId)
+    : null
+  const dev = yield* deviceHistory(ctx, a, now)
+  const input: EngineInput = {
+    config: p.config,
+    lists: p.lists,
+    eventCountry: p.body.event_country?.trim() || null,
+    ipCountry: p.body.ip_country?.trim() || null,
+    ip: p.ip?.signals ?? null,
+    email: p.email?.signals ?? null,
+    device: p.deviceFlags,
+    timezone: p.timezone,
+    history: { ipAccounts, device: dev?.history ?? null },
+    network: p.network,
+    tls: p.tls,
+  }
+  const result = score(input)
+  const event: ScoredEvent = {
+    id: uuidv7(now),
+    createdMs: now,
+    attributes: a,
+    result,
+    decidedBy: { configVersion: p.configVersion, rulesVersion: RULES_VERSION, input: recordInput(input) },
+    asnBad: countsAsBadForAsn(result, p.config.thresholds.block),
+  }
+  yield* ctx.store.events.insert(event)
+  yield* ctx.store.devices.insertObservation(event)
+  counters.add(event)
+  if (!dev) return { event, prepared: p }
+  return { event, prepared: p, device: deviceProfile(p, dev) }
+}
+
+function respond(s: Scored): ScoreResponse {
+  const r = s.event.result
+  const out: ScoreResponse = {
+    event_id: s.event.id,
+    score: r.score,
+    verdict: r.verdict,
+    reasons: r.reasons,
+    reason_text: templateExplanation(r),
+    checks: r.checks,
+  }
+  const e = s.prepared.email?.analysis
+  if (e)
+    out.identity = {
+      email_canonical: e.canonical,
+      email_is_aliased: e.isAliased,
+      email_alias_tricks: e.aliasTricks,
+    }
+  if (s.device) out.device = s.device
+  out.device_token = s.prepared.device.token
+  if (s.prepared.warnings.length) out.warnings = s.prepared.warnings
+  return out
+}
+
+function explanationInput(s: Scored, text: string): ExplanationInput {
+  const t = s.prepared.config.thresholds
+  const r = s.event.result
+  return {
+    verdict: r.verdict,
+    score: r.score,
+    thresholds: { review: t.review, block: t.block },
+    checks: r.checks,
+    fallback: text,
+  }
+}
+
+/** Replaces the templated reason_text with the AI layer's when it answers in time; never touches the verdict. */
+async function explain(ctx: TenantContext, scored: Scored[], out: ScoreResponse[]): Promise<void> {
+  const explanations = await ctx.explainer.explainMany(
+    scored.map((s, i) => explanationInput(s, out[i]!.reason_text)),
+  )
+  explanations.forEach((e, i) => {
+    const o = out[i]!
+    o.reason_text = e.text
+    if (e.warning) o.warnings = [...(o.warnings ?? []), e.warning]
+  })
+}
+
+const NO_LOCKS: string[] = []
+
+/** The entities an event's history is read by: its IP, its fingerprint and its device identity. */
+function entityLocks(ctx: TenantContext, p: PreparedEvent): string[] {
+  // Only PostgreSQL takes them (store/engine/entity-locks.ts); SQLite's write lock serialises everything.
+  if (ctx.store.db.dialect !== 'postgres') return NO_LOCKS
+  const tenantId = ctx.tenant.id
+  const keys: string[] = []
+  const ipHash = p.attributes.ipHash
+  if (ipHash) keys.push(`ip\u0000${tenantId}\u0000${ipHash}`)
+  if (p.device.observed) {
+    if (p.device.fingerprint) keys.push(`fp\u0000${tenantId}\u0000${p.device.fingerprint}`)
+    keys.push(`tk\u0000${tenantId}\u0000${p.device.resolvedId}`)
+  }
+  return keys
+}
+
+/** Claims the idempotency key, then meters: a refusal of either leaves nothing in the group. */
+function* claimAndMeter(ctx: TenantContext, idem: Idem, units: number, now: number, meter: GroupMeter) {
+  yield* idem.claim(now)
+  try {
+    yield* consumeQuota(ctx, units, now, meter)
+  } catch (err) {
+    yield* idem.release()
+    throw err
+  }
+}
+
+export async function scoreEvent(
+  ctx: TenantContext,
+  body: ScoreBody,
+  idem: Idem = NO_IDEM,
+): Promise<ScoreResponse> {
+  // An over-quota key is refused before any DNS lookup or preparation.
+  await assertQuotaFits(ctx, 1)
+  const prepared = await prepareEvent(ctx, body)
+  const { scored, out } = await ctx.writer.submit(
+    function* (counters, meter) {
+      const now = ctx.clock.now()
+      yield* claimAndMeter(ctx, idem, 1, now, meter)
+      const s = yield* scoreAndRecord(ctx, counters, prepared, now)
+      const response = respond(s)
+      // The response is recorded with the event: a retry after a crash gets it, never a second event.
+      yield* idem.complete(response)
+      return { scored: s, out: response }
+    },
+    entityLocks(ctx, prepared),
+  )
+  await explain(ctx, [scored], [out])
+  return out
+}
+
+/** Rows are scored and recorded in order in one unit of work: later rows see earlier rows' history. */
+export async function scoreBatch(
+  ctx: TenantContext,
+  rows: readonly ScoreBody[],
+  idem: Idem = NO_IDEM,
+): Promise<{ results: ScoreResponse[] }> {
+  await assertQuotaFits(ctx, rows.length)
+  const config = await ctx.store.config.cached(ctx.tenant.id)
+  const prepared = await mapLimit(rows, 32, (row) => prepareEvent(ctx, row, config))
+  linkWithinBatch(
+    ctx,
+    prepared.map((p) => p.device),
+  )
+  const { scored, results } = await ctx.writer.submit(
+    function* (counters, meter) {
+      const now = ctx.clock.now()
+      yield* claimAndMeter(ctx, idem, rows.length, now, meter)
+      const out: Scored[] = []
+      for (const p of prepared) out.push(yield* scoreAndRecord(ctx, counters, p, now))
+      const answer = { results: out.map(respond) }
+      yield* idem.complete(answer)
+      return { scored: out, results: answer.results }
+    },
+    prepared.flatMap((p) => entityLocks(ctx, p)),
+  )
+  await explain(ctx, scored, results)
+  return { results }
+}

@@ -1,0 +1,145 @@
+import type { TenantContext } from '../../context.js'
+import { badRequest, notFound } from '../../errors.js'
+import { parseIp } from '../../intel/ip/normalize.js'
+import { addAsnBad } from '../../store/events/aggregates.js'
+import type { Work } from '../../store/index.js'
+import type { NetworkEntity } from '../../store/network/network.js'
+import { emailKey } from '../identifiers/identifiers.js'
+import { type Idem, NO_IDEM } from '../runtime/idempotency.js'
+import { networkEntities, suppressionHash } from './network.js'
+
+export interface LabelBody {
+  label: 'fraud' | 'chargeback' | 'legit'
+  event_id?: string
+  entities?: { ip?: string; email?: string; device_id?: string }
+  note?: string
+}
+
+interface Identifiers {
+  ipHash: string | null
+  emailHash: string | null
+  deviceId: string | null
+  userId: string | null
+}
+
+const NONE: Identifiers = { ipHash: null, emailHash: null, deviceId: null, userId: null }
+
+/** The identifiers named in the body's `entities`, hashed as events store them. */
+function givenIdentifiers(ctx: TenantContext, given: NonNullable<LabelBody['entities']>): Identifiers {
+  const out = { ...NONE }
+  if (given.ip !== undefined) {
+    const ip = parseIp(given.ip)
+    if (!ip) throw badRequest('body.entities.ip is not a valid IP address')
+    out.ipHash = ctx.hasher.entity('ip', ip.ip)
+  }
+  if (given.email !== undefined) {
+    const a = ctx.intel.email.analyze(given.email)
+    if (a.malformed) throw badRequest('body.entities.email is not a valid email address')
+    out.emailHash = ctx.hasher.entity('email', emailKey(a, given.email).key)
+  }
+  if (given.device_id !== undefined) out.deviceId = given.device_id
+  return out
+}
+
+function unique(entities: NetworkEntity[]): NetworkEntity[] {
+  const seen = new Set<string>()
+  return entities.filter((e) => {
+    const k = `${e.kind}\u0000${e.valueHash}`
+    if (seen.has(k)) return false
+    seen.add(k)
+    return true
+  })
+}
+
+/**
+ * Records an outcome. Only identifiers recorded on the tenant's own scored event can reach the
+ * operator network (`fraud`/`chargeback`, opted-in tenants only): whatever `entities` adds stays in
+ * this tenant's label and, for `legit`, its suppressions, so no tenant can flag a person it never
+ * scored. `legit` is a local suppression only: it removes no flag from the network, not even this
+ * tenant's own, so nobody else's risk is lowered. The event's verdict never changes.
+ */
+export async function label(ctx: TenantContext, body: LabelBody, idem: Idem = NO_IDEM) {
+  const now = ctx.clock.now()
+  let recorded = NONE
+  if (body.event_id !== undefined) {
+    const ev = await ctx.store.events.get(ctx.tenant.id, body.event_id)
+    if (!ev) throw notFound(`event ${body.event_id} not found`)
+    recorded = { ipHash: ev.ipHash, emailHash: ev.emailHash, deviceId: ev.deviceId, userId: ev.userId }
+  }
+  const given = givenIdentifiers(ctx, body.entities ?? {})
+  if (body.event_id === undefined && !given.ipHash && !given.emailHash && given.deviceId === null) {
+    throw badRequest('send event_id, entities or both')
+  }
+  // The label row: the event's identifiers, and the body's where the event has none of that kind.
+  const row: Identifiers = {
+    ipHash: recorded.ipHash ?? given.ipHash,
+    emailHash: recorded.emailHash ?? given.emailHash,
+    deviceId: recorded.deviceId ?? given.deviceId,
+    userId: recorded.userId,
+  }
+  const shareable = networkEntities(ctx.hasher, recorded)
+  const local = unique([...shareable, ...networkEntities(ctx.hasher, given)])
+
+  // Entities this tenant suppressed earlier (legit, erasure) are never contributed again.
+  const contributes = body.label !== 'legit' && body.event_id !== undefined && ctx.tenant.shareNetwork
+  const hashes = shareable.map((e) => suppressionHash(ctx.hasher, e))
+  const already = contributes ? await ctx.store.privacy.suppressed(ctx.tenant.id, hashes) : new Set<string>()
+
+  let contributed: NetworkEntity[] = []
+  let suppressed: NetworkEntity[] = []
+  const { store, tenant, hasher } = ctx
+  const result = (labelId: number) => ({
+    label_id: String(labelId),
+    label: body.label,
+    event_id: body.event_id ?? null,
+    network: { shared: ctx.tenant.shareNetwork, contributed: contributed.map((e) => e.kind) },
+    suppressed: [...new Set(suppressed.map((e) => e.kind))],
+  })
+  const labelId = await store.db.tx(function* () {
+    yield* idem.claim(now)
+    const id = yield* record()
+    yield* idem.complete(result(id))
+    return id
+  })
+  return result(labelId)
+
+  function* record(): Work<number> {
+    const id = yield* store.privacy.addLabel(tenant.id, {
+      eventId: body.event_id ?? null,
+      label: body.label,
+      note: body.note ?? null,
+      ...row,
+      createdMs: now,
+    })
+    if (body.label === 'legit') {
+      suppressed = local
+      yield* store.privacy.addSuppressions(
+        tenant.id,
+        local.map((e) => ({
+          action: 'legit' as const,
+          entityType: e.kind,
+          valueHash: suppressionHash(hasher, e),
+          eventId: body.event_id ?? null,
+          createdMs: now,
+        })),
+      )
+      return id
+    }
+    if (body.event_id !== undefined) {
+      // A confirmed fraud counts toward its ASN's fraud rate once, whatever its verdict was.
+      const bad = yield* store.events.markAsnBad(tenant.id, body.event_id)
+      if (bad) yield* addAsnBad(tenant.id, bad.asn, bad.createdMs)
+    }
+    if (contributes && body.event_id !== undefined) {
+      contributed = shareable.filter((_, i) => !already.has(hashes[i]!))
+      yield* store.network.addFlags({
+        tenantId: tenant.id,
+        entities: contributed,
+        label: body.label,
+        eventId: body.event_id,
+        nowMs: now,
+      })
+    }
+    return id
+  }
+}

@@ -1,0 +1,117 @@
+import type { TenantContext } from '../../context.js'
+import { badRequest } from '../../errors.js'
+import {
+  type ConfigOverrides,
+  configProblem,
+  effectiveConfig,
+  type ScoringConfig,
+  type ThresholdKey,
+  type WeightKey,
+} from '../../scoring/config.js'
+import type { Overrides } from '../../store/rules/config.js'
+
+export interface ConfigView {
+  version: number
+  overrides: ConfigOverrides
+  effective: ScoringConfig
+}
+
+export type ConfigPatch = {
+  weights?: Partial<Record<WeightKey, number>>
+  thresholds?: Partial<Record<ThresholdKey, number>>
+}
+
+export interface ConfigVersion {
+  id: number
+  createdMs: number
+  config: ScoringConfig
+}
+
+const view = (version: number, overrides: Overrides): ConfigView => ({
+  version,
+  overrides: overrides as ConfigOverrides,
+  effective: effectiveConfig(overrides as ConfigOverrides),
+})
+
+/** The effective configuration in one canonical JSON form (key order fixed by the defaults). */
+const render = (o: Overrides) => JSON.stringify(effectiveConfig(o as ConfigOverrides))
+
+export async function getConfig(ctx: TenantContext): Promise<ConfigView> {
+  const c = await ctx.store.config.current(ctx.tenant.id)
+  return view(c.version, c.overrides)
+}
+
+/** The effective configuration of some overrides; 400 when it is inconsistent. */
+function consistent(overrides: Overrides): ScoringConfig {
+  const config = effectiveConfig(overrides as ConfigOverrides)
+  const problem = configProblem(config)
+  if (problem) throw badRequest(problem)
+  return config
+}
+
+/** The stored overrides with a patch applied (keys not sent keep their value), refused when inconsistent. */
+export function mergedConfig(overrides: Overrides, patch: ConfigPatch): ScoringConfig {
+  return consistent({
+    weights: { ...overrides.weights, ...patch.weights },
+    thresholds: { ...overrides.thresholds, ...patch.thresholds },
+  })
+}
+
+/**
+ * Applies only the keys sent; the whole change is refused (nothing written) if the result is
+ * inconsistent. A change of the effective configuration makes a new version.
+ */
+export async function updateConfig(ctx: TenantContext, patch: ConfigPatch): Promise<ConfigView> {
+  const stored = await ctx.store.config.set(
+    ctx.tenant.id,
+    {
+      weights: { ...patch.weights } as Record<string, number>,
+      thresholds: { ...patch.thresholds } as Record<string, number>,
+    },
+    consistent,
+    render,
+    ctx.clock.now(),
+  )
+  return view(stored.version, stored.overrides)
+}
+
+/**
+ * The tenant's config versions, newest first. A tenant that never changed its configuration has only
+ * version 0, which is then not stored yet: it is its current configuration since it was created.
+ */
+export async function listConfigVersions(
+  ctx: TenantContext,
+  limit: number,
+  offset: number,
+): Promise<{ versions: ConfigVersion[] }> {
+  const rows = await ctx.store.config.versions(ctx.tenant.id, limit, offset)
+  const versions = rows.map((r) => ({
+    id: r.version,
+    createdMs: r.createdMs,
+    config: JSON.parse(r.config) as ScoringConfig,
+  }))
+  if (rows.length === 0 && offset === 0) {
+    const c = await ctx.store.config.current(ctx.tenant.id)
+    if (c.version === 0) {
+      versions.push({
+        id: 0,
+        createdMs: ctx.tenant.createdMs,
+        config: effectiveConfig(c.overrides as ConfigOverrides),
+      })
+    }
+  }
+  return { versions }
+}
+
+/** The effective configuration a version named; null when the tenant has no such version. */
+export async function configOfVersion(
+  ctx: Pick<TenantContext, 'store' | 'tenant'>,
+  version: number,
+): Promise<ScoringConfig | null> {
+  const stored = await ctx.store.config.versionConfig(ctx.tenant.id, version)
+  if (stored !== null) return JSON.parse(stored) as ScoringConfig
+  if (version !== 0) return null
+  // Version 0 is stored by the first change; until then it is the tenant's current configuration.
+  const c = await ctx.store.config.current(ctx.tenant.id)
+  return c.version === 0 ? effectiveConfig(c.overrides as ConfigOverrides) : null
+}

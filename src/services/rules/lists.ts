@@ -1,0 +1,101 @@
+import type { TenantContext } from '../../context.js'
+import { badRequest, notFound } from '../../errors.js'
+import { canonicalizeEmail } from '../../intel/email/canonical.js'
+import { parseIp } from '../../intel/ip/normalize.js'
+import type { ListEntry, ListName, NewListEntry } from '../../store/rules/lists.js'
+import type { ListedKind } from '../../util/entities.js'
+import { maskEmail } from '../../util/mask.js'
+import type { Hasher } from '../../util/secrets.js'
+
+export interface ListInput {
+  list: ListName
+  type: ListedKind
+  value: string
+}
+
+/**
+ * The stored form of a list value: email and ip become keyed hashes of their canonical form (so any
+ * alias of a mailbox, or any spelling of an address, matches) with a masked hint; device and user ids
+ * are the caller's own identifiers and are kept as sent. Returns an error message for unusable values.
+ */
+export function listKey(
+  hasher: Hasher,
+  type: ListedKind,
+  value: string,
+): { valueKey: string; hint: string } | string {
+  if (type === 'email') {
+    const c = canonicalizeEmail(value)
+    if (!c) return 'value is not a valid email address'
+    return {
+      valueKey: hasher.entity('email', c.canonical),
+      hint: maskEmail(c.canonicalLocal, c.canonicalDomain),
+    }
+  }
+  if (type === 'ip') {
+    const ip = parseIp(value)
+    if (!ip) return 'value is not a valid IP address'
+    return { valueKey: hasher.entity('ip', ip.ip), hint: ip.hint }
+  }
+  const trimmed = value.trim()
+  if (!trimmed) return 'value must not be blank'
+  return { valueKey: trimmed, hint: trimmed }
+}
+
+export interface ListEntryView {
+  id: string
+  list: ListName
+  type: ListedKind
+  hint: string
+  createdMs: number
+  value?: string
+}
+
+/** Email and ip entries show only their hint; device and user entries show their value. */
+export function viewEntry(e: ListEntry, echo?: string): ListEntryView {
+  const v: ListEntryView = {
+    id: String(e.id),
+    list: e.list,
+    type: e.type,
+    hint: e.hint,
+    createdMs: e.createdMs,
+  }
+  if (echo !== undefined) v.value = echo
+  else if (e.type === 'device' || e.type === 'user') v.value = e.valueKey
+  return v
+}
+
+function toNew(ctx: TenantContext, input: ListInput, field: string): NewListEntry {
+  const key = listKey(ctx.hasher, input.type, input.value)
+  if (typeof key === 'string') throw badRequest(`${field}: ${key}`)
+  return { list: input.list, type: input.type, ...key }
+}
+
+export async function addListEntry(ctx: TenantContext, input: ListInput): Promise<ListEntryView> {
+  const [entry] = await ctx.store.lists.addMany(
+    ctx.tenant.id,
+    [toNew(ctx, input, 'body.value')],
+    ctx.clock.now(),
+  )
+  return viewEntry(entry!, input.value)
+}
+
+/** All rows are validated before anything is written; then they are written in one transaction. */
+export async function addListEntries(
+  ctx: TenantContext,
+  rows: readonly ListInput[],
+): Promise<ListEntryView[]> {
+  const prepared = rows.map((r, i) => toNew(ctx, r, `body.rows[${i}].value`))
+  const entries = await ctx.store.lists.addMany(ctx.tenant.id, prepared, ctx.clock.now())
+  return entries.map((e, i) => viewEntry(e, rows[i]?.value))
+}
+
+export async function listEntries(ctx: TenantContext, limit: number, offset: number) {
+  const { entries, total } = await ctx.store.lists.list(ctx.tenant.id, limit, offset)
+  return { entries: entries.map((e) => viewEntry(e)), total, limit, offset }
+}
+
+export async function removeListEntry(ctx: TenantContext, id: number): Promise<ListEntryView> {
+  const removed = await ctx.store.lists.remove(ctx.tenant.id, id)
+  if (!removed) throw notFound(`list entry ${id} not found`)
+  return viewEntry(removed)
+}

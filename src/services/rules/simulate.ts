@@ -1,0 +1,154 @@
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import type { TenantContext } from '../../context.js'
+import { badRequest } from '../../errors.js'
+import { type ConfigOverrides, effectiveConfig, type ScoringConfig } from '../../scoring/config.js'
+import { score } from '../../scoring/engine.js'
+import { type RecordedInput, RULES_VERSION, replayInput } from '../../scoring/recorded.js'
+import type { Verdict } from '../../scoring/types.js'
+import type { Outcome } from '../../store/rules/rule-performance.js'
+import { type ConfigPatch, mergedConfig } from './config.js'
+
+export const SIMULATE_DEFAULT_EVENTS = 10_000
+export const SIMULATE_MAX_EVENTS = 100_000
+/** Events read per query: memory stays bounded and other requests run between pages. */
+const PAGE = 5_000
+
+export type SimulateRequest = ConfigPatch & { limit?: number; since_ms?: number; until_ms?: number }
+
+type Row = Record<Verdict, number>
+export type Transitions = Record<Verdict, Row>
+
+export interface Quality {
+  precision: number | null
+  recall: number | null
+}
+
+export interface Simulation {
+  events: number
+  changed: number
+  /** Events recorded before decisions kept their inputs: they cannot be decided again. */
+  skipped: number
+  /** The current config version the proposal is compared with. */
+  config_version: number
+  transitions: Transitions
+  labelled: {
+    events: number
+    fraud: number
+    legit: number
+    before: { block: Quality; review: Quality }
+    after: { block: Quality; review: Quality }
+  }
+}
+
+const emptyTransitions = (): Transitions => ({
+  allow: { allow: 0, review: 0, block: 0 },
+  review: { allow: 0, review: 0, block: 0 },
+  block: { allow: 0, review: 0, block: 0 },
+})
+
+interface Labelled {
+  before: Verdict
+  after: Verdict
+  outcome: Outcome
+}
+
+/** Precision and recall of one verdict taken as "this is fraud", over the labelled events. */
+export function quality(labelled: readonly Labelled[], side: 'before' | 'after', verdict: Verdict): Quality {
+  let flagged = 0
+  let caught = 0
+  let fraud = 0
+  for (const l of labelled) {
+    if (l.outcome === 'fraud') fraud++
+    if (l[side] !== verdict) continue
+    flagged++
+    if (l.outcome === 'fraud') caught++
+  }
+  return { precision: flagged ? caught / flagged : null, recall: fraud ? caught / fraud : null }
+}
+
+function window(
+  ctx: TenantContext,
+  req: SimulateRequest,
+): { sinceMs: number; untilMs: number; limit: number } {
+  const windowed = req.since_ms !== undefined || req.until_ms !== undefined
+  // Half-open, as GET /v1/events takes it: [since_ms, until_ms).
+  const untilMs = req.until_ms ?? ctx.clock.now() + 1
+  const sinceMs = req.since_ms ?? Number.MIN_SAFE_INTEGER
+  if (sinceMs > untilMs) throw badRequest('body.since_ms must not be after body.until_ms')
+  // A window without a count takes every event in it, up to the maximum.
+  const limit = req.limit ?? (windowed ? SIMULATE_MAX_EVENTS : SIMULATE_DEFAULT_EVENTS)
+  return { sinceMs, untilMs, limit }
+}
+
+/**
+ * Decides the tenant's recent events again under a proposed change (merged onto the current overrides,
+ * validated as PUT /v1/config validates it) and compares with the current configuration. Writes nothing.
+ */
+export async function simulateConfig(
+  ctx: TenantContext,
+  req: SimulateRequest,
+  pageSize = PAGE,
+): Promise<Simulation> {
+  const tenantId = ctx.tenant.id
+  const current = await ctx.store.config.current(tenantId)
+  const proposed = mergedConfig(current.overrides, req)
+  const currentConfig: ScoringConfig = effectiveConfig(current.overrides as ConfigOverrides)
+  const { sinceMs, untilMs, limit } = window(ctx, req)
+
+  const transitions = emptyTransitions()
+  const labelled: Labelled[] = []
+  let events = 0
+  let changed = 0
+  let skipped = 0
+  let beforeMs = untilMs
+  while (events + skipped < limit) {
+    const rows = await ctx.store.decisions.page(tenantId, sinceMs, beforeMs, pageSize)
+    if (rows.length === 0) break
+    const oldest = rows[rows.length - 1]!.createdMs
+    // A full page may end inside a millisecond (a batch shares one): take that millisecond whole.
+    const page = rows.length < pageSize ? rows : rows.filter((r) => r.createdMs > oldest)
+    if (rows.length === pageSize) page.push(...(await ctx.store.decisions.at(tenantId, oldest)))
+    const outcomes = await ctx.store.decisions.outcomes(tenantId, oldest, rows[0]!.createdMs)
+    for (const r of page) {
+      if (events + skipped >= limit) break
+      if (r.inputs === null) {
+        skipped++
+        continue
+      }
+      const input = JSON.parse(r.inputs) as RecordedInput
+      // Decided under today's config and rules, its recorded verdict is what the current config gives.
+      const before =
+        r.configVersion === current.version && r.rulesVersion === RULES_VERSION
+          ? (r.verdict as Verdict)
+          : score(replayInput(input, currentConfig)).verdict
+      const after = score(replayInput(input, proposed)).verdict
+      events++
+      transitions[before][after]++
+      if (before !== after) changed++
+      const outcome = outcomes.get(r.id)
+      if (outcome) labelled.push({ before, after, outcome })
+    }
+    beforeMs = oldest
+    // Let other requests in between pages.
+    await nextTurn()
+  }
+  const fraud = labelled.filter((l) => l.outcome === 'fraud').length
+  const side = (s: 'before' | 'after') => ({
+    block: quality(labelled, s, 'block'),
+    review: quality(labelled, s, 'review'),
+  })
+  return {
+    events,
+    changed,
+    skipped,
+    config_version: current.version,
+    transitions,
+    labelled: {
+      events: labelled.length,
+      fraud,
+      legit: labelled.length - fraud,
+      before: side('before'),
+      after: side('after'),
+    },
+  }
+}

@@ -1,0 +1,172 @@
+import { ApiError } from '../../errors.js'
+import type { UsageStore } from '../../store/access/usage.js'
+import type { Db, Work } from '../../store/engine/db.js'
+import { lockEntities } from '../../store/engine/entity-locks.js'
+import { GroupCounters } from '../../store/events/aggregates.js'
+import { GroupMeter, MeterOvertaken } from '../../store/events/group-meter.js'
+
+/**
+ * A scoring job: a unit of work that may add to the group's counters once it has succeeded, and meters
+ * its units through the group's meter (refusing, before it writes anything, when they do not fit).
+ */
+export type Job<T> = (counters: GroupCounters, meter: GroupMeter) => Work<T>
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
+
+interface Pending {
+  job: Job<unknown>
+  /** Entities whose history the job reads and extends (see store/engine/entity-locks.ts). */
+  locks: readonly string[]
+  resolve: (v: unknown) => void
+  reject: (e: unknown) => void
+}
+
+/**
+ * Groups that may be in flight at once on PostgreSQL (each on its own pooled connection). The database
+ * then works on one group while this process prepares the next; more than a few only queue on the pool.
+ */
+export const PG_PARALLEL_GROUPS = 3
+
+/**
+ * Group commit for the scoring write path: jobs submitted in the same tick run one after another in a
+ * single transaction. Every job sees the rows of the jobs before it (velocity history stays exact), the
+ * counters of the whole group are written once at its end, and concurrent requests share one commit
+ * instead of paying for one each. A job may refuse (an ApiError, e.g. over quota) only before it writes
+ * anything, so a refused job leaves nothing behind and needs no savepoint (which on PostgreSQL would cost
+ * two round trips per event); any other error rolls the whole group back and fails all of its jobs.
+ * The monthly meter is written last (store/events/group-meter.ts): when another node used the quota room
+ * meanwhile, the group is rolled back and run once more with the usage rows locked up front.
+ * On SQLite the whole group runs synchronously: nothing else runs on the event loop meanwhile, and one
+ * group runs at a time. On PostgreSQL up to `parallel` groups run at once, never two that share an
+ * entity (see `take`): a job waits while a running group holds one of its entities, and so does every
+ * later job of that entity, so each entity's jobs still commit in the order they were submitted.
+ */
+export class GroupWriter {
+  private queue: Pending[] = []
+  private running = 0
+  private pumping = false
+  /** Entities of the running groups (no two running groups share one, see `take`). */
+  private readonly held = new Set<string>()
+
+  constructor(
+    private readonly db: Db,
+    private readonly usage: UsageStore,
+    private readonly maxGroup = 256,
+    private readonly parallel = db.dialect === 'postgres' ? PG_PARALLEL_GROUPS : 1,
+  ) {}
+
+  /** Jobs waiting for the next commit: the load-shedding signal. */
+  get depth(): number {
+    return this.queue.length
+  }
+
+  submit<T>(job: Job<T>, locks: readonly string[] = []): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ job, locks, resolve: resolve as (v: unknown) => void, reject })
+      if (!this.pumping && this.running < this.parallel) {
+        // Jobs submitted in the same tick join one group.
+        this.pumping = true
+        setImmediate(() => {
+          this.pumping = false
+          this.pump()
+        })
+      }
+    })
+  }
+
+  /** Starts groups while there is room and a queued job that may run. */
+  private pump(): void {
+    while (this.running < this.parallel && this.queue.length > 0) {
+      const group = this.take()
+      if (group.length === 0) return
+      const keys = [...new Set(group.flatMap((item) => item.locks))]
+      for (const k of keys) this.held.add(k)
+      this.running++
+      void this.commit(group).finally(() => {
+        for (const k of keys) this.held.delete(k)
+        this.running--
+        this.pump()
+      })
+    }
+  }
+
+  /**
+   * The next group: queued jobs in order, up to maxGroup, skipping a job that shares an entity with a
+   * running group or with a job skipped before it (so an entity's jobs never overtake each other).
+   */
+  private take(): Pending[] {
+    if (this.held.size === 0 && this.queue.length <= this.maxGroup) {
+      const all = this.queue
+      this.queue = []
+      return all
+    }
+    const group: Pending[] = []
+    const rest: Pending[] = []
+    const blocked = new Set<string>()
+    for (const item of this.queue) {
+      const free =
+        group.length < this.maxGroup && item.locks.every((k) => !this.held.has(k) && !blocked.has(k))
+      if (free) group.push(item)
+      else {
+        rest.push(item)
+        for (const k of item.locks) blocked.add(k)
+      }
+    }
+    this.queue = rest
+    return group
+  }
+
+  /** Runs one group and settles its jobs' promises. */
+  private async commit(group: readonly Pending[]): Promise<void> {
+    const outcomes: Outcome[] = []
+    try {
+      try {
+        await this.run(group, outcomes, null)
+      } catch (error) {
+        // Rare (only near a quota, with another writer metering the same tenant): run it again exactly.
+        if (!(error instanceof MeterOvertaken)) throw error
+        await this.run(group, outcomes, error.keys)
+      }
+    } catch (error) {
+      // The commit itself failed: nothing of the group was written.
+      for (const item of group) item.reject(error)
+      return
+    }
+    group.forEach((item, i) => {
+      const o = outcomes[i]!
+      if (o.ok) item.resolve(o.value)
+      else item.reject(o.error)
+    })
+  }
+
+  /** One transaction for the group; `exact` names the usage rows to lock first (the retry). */
+  private run(
+    group: readonly Pending[],
+    outcomes: Outcome[],
+    exact: readonly (readonly [string, string])[] | null,
+  ): Promise<void> {
+    const dialect = this.db.dialect
+    const locks = group.flatMap((item) => item.locks)
+    const usage = this.usage
+    return this.db.tx(function* () {
+      outcomes.length = 0
+      yield* lockEntities(dialect, locks)
+      const meter = new GroupMeter(usage, exact !== null)
+      if (exact) yield* meter.lock(exact)
+      const counters = new GroupCounters()
+      for (const item of group) {
+        try {
+          outcomes.push({ ok: true, value: yield* item.job(counters, meter) })
+        } catch (error) {
+          // A refusal (quota) happens before the job writes anything: the others go on. Anything
+          // else may have left half a job behind, so the whole group is rolled back.
+          if (!(error instanceof ApiError)) throw error
+          outcomes.push({ ok: false, error })
+        }
+      }
+      // Usage rows before counter rows, in every group and mode: transactions lock them in one order.
+      yield* meter.flush()
+      yield* counters.flush()
+    })
+  }
+}

@@ -1,0 +1,71 @@
+import { type Db, q, type Work } from '../engine/db.js'
+
+/** The calendar month (UTC) a metered unit belongs to, e.g. `2026-11`. */
+export function usagePeriod(nowMs: number): string {
+  return new Date(nowMs).toISOString().slice(0, 7)
+}
+
+const READ = 'SELECT used FROM usage WHERE tenant_id = ? AND period = ?'
+
+export class UsageStore {
+  /** The last meter reading this process saw per tenant and period: a lower bound between its writes. */
+  private readonly seen = new Map<string, number>()
+
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Atomically adds `units` to this month's meter unless that would pass `quota`.
+   * Returns false (and changes nothing) when the quota would be exceeded.
+   */
+  *meter(tenantId: string, period: string, units: number, quota: number): Work<boolean> {
+    if (units > quota) return false
+    const row = yield* q.get<{ used: number }>(
+      `INSERT INTO usage (tenant_id, period, used) VALUES (?, ?, ?)
+       ON CONFLICT (tenant_id, period) DO UPDATE SET used = usage.used + excluded.used
+       WHERE usage.used + excluded.used <= ?
+       RETURNING used`,
+      [tenantId, period, units, quota],
+    )
+    if (row === undefined) return false
+    if (this.seen.size > 100_000) this.seen.clear()
+    this.seen.set(`${tenantId}\u0000${period}`, Number(row.used))
+    return true
+  }
+
+  /**
+   * Whether `units` may still fit in the quota, for refusing work before it is done. Answers from the
+   * last reading this process saw when that says they fit (the meter itself is exact and still refuses
+   * if another process used the room meanwhile); asks the database whenever they look like they do not.
+   */
+  async mayFit(tenantId: string, period: string, units: number, quota: number): Promise<boolean> {
+    if (units > quota) return false
+    const seen = this.seen.get(`${tenantId}\u0000${period}`)
+    if (seen !== undefined && seen + units <= quota) return true
+    return (await this.used(tenantId, period)) + units <= quota
+  }
+
+  /** This month's reading inside a transaction, without locking the row. */
+  *reading(tenantId: string, period: string): Work<number> {
+    const row = yield* q.get<{ used: number }>(READ, [tenantId, period])
+    return Number(row?.used ?? 0)
+  }
+
+  /**
+   * This month's reading with the row locked until the transaction ends (created at 0 when missing,
+   * so there is a row to lock): no other transaction can meter the tenant meanwhile.
+   */
+  *lockedReading(tenantId: string, period: string): Work<number> {
+    const row = yield* q.get<{ used: number }>(
+      `INSERT INTO usage (tenant_id, period, used) VALUES (?, ?, 0)
+       ON CONFLICT (tenant_id, period) DO UPDATE SET used = usage.used
+       RETURNING used`,
+      [tenantId, period],
+    )
+    return Number(row?.used ?? 0)
+  }
+
+  async used(tenantId: string, period: string): Promise<number> {
+    const row = await this.db.get<{ used: number }>(READ, [tenantId, period])
+    return Number(row?.used ?? 0)
+  }
+}

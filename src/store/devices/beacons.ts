@@ -1,0 +1,95 @@
+import type { ConnectionClass } from '../../scoring/types.js'
+import { type Db, q, type Work } from '../engine/db.js'
+import { Ja4Store } from './ja4.js'
+
+/** One beacon the browser library sent: what verdict saw of the browser itself. */
+export interface BeaconObservation {
+  tenantId: string
+  /** The fingerprint hash the page computed (the `device_id` callers pass to /v1/score). */
+  deviceId: string
+  visitId: string
+  createdMs: number
+  /** Keyed hash of the client IP; the raw address is never stored. */
+  ipHash: string | null
+  /** How the IP is classed (datacenter, proxy, relay, residential), as for scored events; null without intel. */
+  connection: ConnectionClass | null
+  os: string | null
+  browser: string | null
+  mobile: boolean
+  /** The integrity flags and antidetect verdict of the body, as sent. */
+  flags: Record<string, unknown>
+  /** JA4 of the TLS connection the beacon came over (src/tls/request.ts), when verdict had one to believe. */
+  ja4: string | null
+}
+
+interface Row {
+  tenant_id: string
+  device_id: string
+  visit_id: string
+  created_ms: number
+  ip_hash: string | null
+  connection_type: string | null
+  os: string | null
+  browser: string | null
+  mobile: number
+  flags: string
+  ja4: string | null
+}
+
+const COLS =
+  'tenant_id, device_id, visit_id, created_ms, ip_hash, connection_type, os, browser, mobile, flags, ja4'
+
+function* insert(o: BeaconObservation): Work<number> {
+  return yield* q.run(`INSERT INTO beacon_observations (${COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+    o.tenantId,
+    o.deviceId,
+    o.visitId,
+    o.createdMs,
+    o.ipHash,
+    o.connection,
+    o.os,
+    o.browser,
+    o.mobile ? 1 : 0,
+    JSON.stringify(o.flags),
+    o.ja4,
+  ])
+}
+
+export class BeaconStore {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Records the beacon and, when it has a JA4, counts it for that JA4 in the same transaction; `spoofing`
+   * (whether its flags show a faked identity) goes only into that count (store/devices/ja4.ts).
+   */
+  async add(o: BeaconObservation & { spoofing: boolean }): Promise<void> {
+    await this.db.tx(function* () {
+      yield* insert(o)
+      if (o.ja4) yield* Ja4Store.count(o.tenantId, o.ja4, o.createdMs, o.spoofing)
+    })
+  }
+
+  /** The tenant's newest beacon of this fingerprint at or after `sinceMs`, if any. */
+  async latest(tenantId: string, deviceId: string, sinceMs: number): Promise<BeaconObservation | undefined> {
+    const r = await this.db.get<Row>(
+      `SELECT ${COLS} FROM beacon_observations
+        WHERE tenant_id = ? AND device_id = ? AND created_ms >= ?
+        ORDER BY created_ms DESC LIMIT 1`,
+      [tenantId, deviceId, sinceMs],
+    )
+    if (!r) return undefined
+    return {
+      tenantId: r.tenant_id,
+      deviceId: r.device_id,
+      visitId: r.visit_id,
+      createdMs: Number(r.created_ms),
+      ipHash: r.ip_hash,
+      connection: r.connection_type as ConnectionClass | null,
+      os: r.os,
+      browser: r.browser,
+      mobile: Number(r.mobile) === 1,
+      flags: JSON.parse(r.flags) as Record<string, unknown>,
+      ja4: r.ja4,
+    }
+  }
+}

@@ -1,0 +1,192 @@
+import { type Param, q, type Work } from '../engine/db.js'
+import { ACCOUNT_COUNT_CAP } from '../events/ip-accounts.js'
+
+/**
+ * Device link aggregates: which distinct members (accounts, IP hashes, token identities) each device
+ * key has been seen with, plus a counter per key, so device history is read in O(1) however long the
+ * history is.
+ * - `fa`  fingerprint → accounts          - `fna` fingerprint on a network prefix → accounts
+ * - `fi`  fingerprint → IP hashes         - `ta`  token identity → accounts
+ * - `ti`  token identity → IP hashes      - `ft`  fingerprint → token identities replayed with it (rung 1)
+ */
+export type LinkKind = 'fa' | 'fna' | 'fi' | 'ta' | 'ti' | 'ft'
+
+export interface Link {
+  kind: LinkKind
+  key: string
+  member: string
+}
+
+const linkInsert = new Map<number, string>()
+const linkCount = new Map<number, string>()
+
+/** A link's `last_ms` is moved forward at most once a day, so a known link costs no write on most events. */
+const REFRESH_MS = 86_400_000
+
+/**
+ * Inserts links; a known one gets its `last_ms` moved to now when it is more than REFRESH_MS old (so
+ * `last_ms` trails the link's last observation by less than REFRESH_MS, which retention allows for).
+ */
+function insertSql(rows: number): string {
+  let s = linkInsert.get(rows)
+  if (!s) {
+    s = `INSERT INTO device_links (tenant_id, kind, key, member, last_ms) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?)').join(', ')}
+         ON CONFLICT (tenant_id, key, kind, member) DO UPDATE SET last_ms = excluded.last_ms
+         WHERE device_links.last_ms < excluded.last_ms - ${REFRESH_MS}`
+    linkInsert.set(rows, s)
+  }
+  return s
+}
+
+/** Inserts one fingerprint → token link if it is new (the statement's change count says whether it was). */
+const FT_INSERT = `INSERT INTO device_links (tenant_id, kind, key, member, last_ms) VALUES (?, 'ft', ?, ?, ?)
+  ON CONFLICT DO NOTHING`
+
+/** One statement: per link kind, its key's distinct members, each a primary-key range capped at the cap. */
+function countSql(rows: number): string {
+  let s = linkCount.get(rows)
+  if (!s) {
+    s = Array.from(
+      { length: rows },
+      (_, i) =>
+        `SELECT ${i} AS i, COUNT(*) AS n FROM (SELECT 1 AS x FROM device_links WHERE tenant_id = ? AND kind = ? AND key = ? LIMIT ${ACCOUNT_COUNT_CAP}) AS l${i}`,
+    ).join(' UNION ALL ')
+    linkCount.set(rows, s)
+  }
+  return s
+}
+
+const FT_UPSERT = `INSERT INTO device_link_counts (tenant_id, kind, key, n, last_ms, platform) VALUES (?, 'ft', ?, ?, ?, ?)
+  ON CONFLICT (tenant_id, kind, key) DO UPDATE SET n = device_link_counts.n + excluded.n,
+    last_ms = excluded.last_ms, platform = COALESCE(excluded.platform, device_link_counts.platform)`
+
+/**
+ * Records the links of one observation (at most one per kind) and returns, for each counted key, how
+ * many distinct members it has now, this event's included, up to ACCOUNT_COUNT_CAP. Two statements whatever the history:
+ * an insert that ignores known links, and one read of bounded primary-key ranges. Fingerprint → token
+ * links (rung 1 only) also keep a counter, which the collision job reads.
+ */
+export function* recordLinks(r: {
+  tenantId: string
+  links: readonly Link[]
+  counted: readonly { kind: LinkKind; key: string }[]
+  nowMs: number
+  platform: string | null
+}): Work<Map<LinkKind, number>> {
+  const { tenantId, links, counted, nowMs, platform } = r
+  const counts = new Map<LinkKind, number>()
+  const ft = links.find((l) => l.kind === 'ft')
+  // Inserted on its own first so its counter learns whether the fingerprint gained a token identity;
+  // the insert of all links below then only refreshes its last_ms when that is due.
+  const added = ft ? yield* q.run(FT_INSERT, [tenantId, ft.key, ft.member, nowMs]) : 0
+  if (links.length) {
+    const params: Param[] = []
+    for (const l of links) params.push(tenantId, l.kind, l.key, l.member, nowMs)
+    yield* q.run(insertSql(links.length), params)
+  }
+  if (ft) yield* q.run(FT_UPSERT, [tenantId, ft.key, added, nowMs, platform])
+  // The device's keys are counted whether or not this event adds a member to them (an event without a
+  // user still reports how many accounts the device has).
+  if (counted.length === 0) return counts
+  const p: Param[] = []
+  for (const c of counted) p.push(tenantId, c.kind, c.key)
+  for (const r of yield* q.all<{ i: number; n: number }>(countSql(counted.length), p)) {
+    counts.set(counted[Number(r.i)]!.kind, Number(r.n))
+  }
+  return counts
+}
+
+/** Fingerprints seen with a valid token since `sinceMs`, and how many carried 2+ token identities, per platform. */
+export const COLLISION_QUERY = `SELECT platform, COUNT(*) AS fingerprints, SUM(CASE WHEN n > 1 THEN 1 ELSE 0 END) AS collided
+  FROM device_link_counts WHERE kind = 'ft' AND last_ms > ? GROUP BY platform`
+
+/** The observation columns links are derived from. */
+export interface ObservationLinkSource {
+  device_id: string | null
+  token_id: string
+  user_id: string | null
+  ip_hash: string | null
+  ip_prefix: string | null
+  rung: number
+}
+
+/** The links one observation makes: every link is derived from observations this way and no other. */
+export function linksOf(o: ObservationLinkSource): Link[] {
+  const links: Link[] = []
+  // A rung-3 event (a fingerprint without a network) makes no fingerprint link: it links nothing.
+  const fp = Number(o.rung) === 3 ? null : o.device_id
+  if (fp !== null && o.user_id !== null) links.push({ kind: 'fa', key: fp, member: o.user_id })
+  if (fp !== null && o.ip_prefix !== null && o.user_id !== null)
+    links.push({ kind: 'fna', key: `${fp}|${o.ip_prefix}`, member: o.user_id })
+  if (fp !== null && o.ip_hash !== null) links.push({ kind: 'fi', key: fp, member: o.ip_hash })
+  if (o.user_id !== null) links.push({ kind: 'ta', key: o.token_id, member: o.user_id })
+  if (o.ip_hash !== null) links.push({ kind: 'ti', key: o.token_id, member: o.ip_hash })
+  if (fp !== null && Number(o.rung) === 1) links.push({ kind: 'ft', key: fp, member: o.token_id })
+  return links
+}
+
+/** Sets a fingerprint's token counter to the fingerprint → token links that remain; removes it at zero. */
+function* recountTokens(tenantId: string, fp: string): Work<void> {
+  yield* q.run(
+    `UPDATE device_link_counts SET n = (SELECT COUNT(*) FROM device_links l
+          WHERE l.tenant_id = ? AND l.kind = 'ft' AND l.key = ?)
+        WHERE tenant_id = ? AND kind = 'ft' AND key = ?`,
+    [tenantId, fp, tenantId, fp],
+  )
+  yield* q.run("DELETE FROM device_link_counts WHERE tenant_id = ? AND kind = 'ft' AND key = ? AND n = 0", [
+    tenantId,
+    fp,
+  ])
+}
+
+/**
+ * Erasure: removes every link the erased observations made (by primary key), and brings the
+ * fingerprint → token counters back in line with the links that remain. A link that other, remaining
+ * observations also made goes too: erasure errs on the side of forgetting.
+ */
+export function* eraseLinks(tenantId: string, observations: readonly ObservationLinkSource[]): Work<number> {
+  const seen = new Set<string>()
+  const fingerprints = new Set<string>()
+  let deleted = 0
+  for (const o of observations) {
+    for (const l of linksOf(o)) {
+      const k = `${l.kind}\u0000${l.key}\u0000${l.member}`
+      if (seen.has(k)) continue
+      seen.add(k)
+      if (l.kind === 'ft') fingerprints.add(l.key)
+      deleted += yield* q.run(
+        'DELETE FROM device_links WHERE tenant_id = ? AND kind = ? AND key = ? AND member = ?',
+        [tenantId, l.kind, l.key, l.member],
+      )
+    }
+  }
+  for (const fp of fingerprints) {
+    yield* recountTokens(tenantId, fp)
+  }
+  return deleted
+}
+
+// ---- Retention of device links (jobs/retention.ts) -------------------------------------------------
+
+/**
+ * Deletes up to `batch` of the tenant's links whose last observation is older than `cutoffMs`, and brings
+ * the fingerprint → token counters of the fingerprints that lost links back in line (a counter left at
+ * zero goes). Observations older than the cutoff are deleted with their events, so what a device was
+ * seen with then no longer counts either. A link's `last_ms` trails its last observation by less than
+ * REFRESH_MS, so only links with `last_ms + REFRESH_MS <= cutoffMs` are certainly past it: a link can
+ * outlive its last observation by up to a day, never the other way round. Returns how many links went.
+ */
+export function* trimLinks(tenantId: string, cutoffMs: number, batch: number): Work<number> {
+  const gone = yield* q.all<{ kind: string; key: string }>(
+    `DELETE FROM device_links WHERE tenant_id = ? AND (key, kind, member) IN (
+       SELECT key, kind, member FROM device_links WHERE tenant_id = ? AND last_ms <= ?
+        ORDER BY last_ms LIMIT ?)
+     RETURNING kind, key`,
+    [tenantId, tenantId, cutoffMs - REFRESH_MS, batch],
+  )
+  const fingerprints = new Set(gone.filter((l) => l.kind === 'ft').map((l) => l.key))
+  for (const fp of fingerprints) {
+    yield* recountTokens(tenantId, fp)
+  }
+  return gone.length
+}

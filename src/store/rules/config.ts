@@ -1,0 +1,130 @@
+import { type Db, q } from '../engine/db.js'
+import { Cached, type Invalidation, tenantScoped } from '../engine/invalidation.js'
+
+export type ConfigSection = 'weights' | 'thresholds'
+export type Overrides = Record<ConfigSection, Record<string, number>>
+
+/**
+ * A tenant's overrides and the number of the config version they make. Version 0 is the configuration
+ * a tenant starts with; it is stored (with the time the tenant was created) by the first change.
+ */
+export interface StoredConfig {
+  overrides: Overrides
+  version: number
+}
+
+export interface ConfigVersionRow {
+  version: number
+  createdMs: number
+  /** The full effective configuration of the version, as JSON. */
+  config: string
+}
+
+/** Both read in one statement, so the overrides and their version number always belong together. */
+const READ = `SELECT 'version' AS section, '' AS key, COALESCE(MAX(version), 0) AS value
+                FROM config_versions WHERE tenant_id = ?
+              UNION ALL
+              SELECT section, key, value FROM tenant_config WHERE tenant_id = ?`
+
+type Row = { section: ConfigSection | 'version'; key: string; value: number }
+
+function toStored(rows: Row[]): StoredConfig {
+  const out: StoredConfig = { overrides: { weights: {}, thresholds: {} }, version: 0 }
+  for (const r of rows) {
+    if (r.section === 'version') out.version = Number(r.value)
+    else out.overrides[r.section][r.key] = Number(r.value)
+  }
+  return out
+}
+
+export class ConfigStore {
+  private readonly cache: Cached<string, StoredConfig>
+
+  constructor(
+    private readonly db: Db,
+    private readonly inv: Invalidation,
+  ) {
+    this.cache = new Cached(inv, tenantScoped('config'))
+  }
+
+  /** The tenant's config from memory; every write (here or in another process) drops the copy. */
+  cached(tenantId: string): Promise<StoredConfig> {
+    return this.cache.get(tenantId, () => this.current(tenantId))
+  }
+
+  async current(tenantId: string): Promise<StoredConfig> {
+    return toStored(await this.db.all<Row>(READ, [tenantId, tenantId]))
+  }
+
+  /**
+   * Merges the patch into the stored overrides in one transaction that first locks the tenant's row:
+   * `check` sees the merged result and may throw to refuse the whole change, so two concurrent updates
+   * can never combine into an inconsistent configuration. A change of the effective configuration
+   * (`effective` renders it) records a new version; a patch that changes nothing records none.
+   */
+  set(
+    tenantId: string,
+    patch: Overrides,
+    check: (merged: Overrides) => void,
+    effective: (o: Overrides) => string,
+    now: number,
+  ): Promise<StoredConfig> {
+    const inv = this.inv
+    return this.db.tx(function* () {
+      const tenant = yield* q.get<{ created_ms: number }>(
+        'UPDATE tenants SET id = id WHERE id = ? RETURNING created_ms',
+        [tenantId],
+      )
+      const current = toStored(yield* q.all<Row>(READ, [tenantId, tenantId]))
+      const merged: Overrides = {
+        weights: { ...current.overrides.weights, ...patch.weights },
+        thresholds: { ...current.overrides.thresholds, ...patch.thresholds },
+      }
+      check(merged)
+      const before = effective(current.overrides)
+      const after = effective(merged)
+      if (after === before) return current
+      const insert =
+        'INSERT INTO config_versions (tenant_id, version, created_ms, config) VALUES (?, ?, ?, ?)'
+      // Version 0 is stored together with version 1: while the tenant is on 0, it is not stored yet.
+      if (current.version === 0)
+        yield* q.run(insert, [tenantId, 0, Number(tenant?.created_ms ?? now), before])
+      const version = current.version + 1
+      yield* q.run(insert, [tenantId, version, now, after])
+      for (const section of ['weights', 'thresholds'] as const) {
+        for (const [key, value] of Object.entries(patch[section])) {
+          yield* q.run(
+            `INSERT INTO tenant_config (tenant_id, section, key, value) VALUES (?, ?, ?, ?)
+             ON CONFLICT (tenant_id, section, key) DO UPDATE SET value = excluded.value`,
+            [tenantId, section, key, value],
+          )
+        }
+      }
+      yield* inv.touch(`config:${tenantId}`)
+      return { overrides: merged, version }
+    })
+  }
+
+  /** Stored versions, newest first. */
+  async versions(tenantId: string, limit: number, offset: number): Promise<ConfigVersionRow[]> {
+    const rows = await this.db.all<{ version: number; created_ms: number; config: string }>(
+      `SELECT version, created_ms, config FROM config_versions WHERE tenant_id = ?
+        ORDER BY version DESC LIMIT ? OFFSET ?`,
+      [tenantId, limit, offset],
+    )
+    return rows.map((r) => ({
+      version: Number(r.version),
+      createdMs: Number(r.created_ms),
+      config: r.config,
+    }))
+  }
+
+  /** One stored version's effective configuration as JSON, or null when it is not stored. */
+  async versionConfig(tenantId: string, version: number): Promise<string | null> {
+    const r = await this.db.get<{ config: string }>(
+      'SELECT config FROM config_versions WHERE tenant_id = ? AND version = ?',
+      [tenantId, version],
+    )
+    return r?.config ?? null
+  }
+}

@@ -1,0 +1,144 @@
+import type { ListedKind } from '../../util/entities.js'
+import { type Db, q, type Work } from '../engine/db.js'
+import { Cached, type Invalidation, tenantScoped } from '../engine/invalidation.js'
+
+export type ListName = 'allow' | 'block'
+
+/** What a value is listed and matched under: its kind and stored key (a keyed hash for email and ip). */
+export interface ListKey {
+  type: ListedKind
+  valueKey: string
+}
+
+export interface ListEntry {
+  id: number
+  list: ListName
+  type: ListedKind
+  /** Keyed hash for email and ip; the caller's own identifier for device and user. */
+  valueKey: string
+  /** Safe display form: masked for email and ip. */
+  hint: string
+  createdMs: number
+}
+
+export interface NewListEntry {
+  list: ListName
+  type: ListedKind
+  valueKey: string
+  hint: string
+}
+
+interface Row {
+  id: number
+  list: ListName
+  type: ListedKind
+  value_key: string
+  hint: string
+  created_ms: number
+}
+
+const toEntry = (r: Row): ListEntry => ({
+  id: Number(r.id),
+  list: r.list,
+  type: r.type,
+  valueKey: r.value_key,
+  hint: r.hint,
+  createdMs: Number(r.created_ms),
+})
+
+const COLS = 'id, list, type, value_key, hint, created_ms'
+
+/** A tenant's whole list, indexed by (type, key): scoring matches in memory. */
+type ListIndex = Map<string, ListEntry[]>
+const indexKey = (type: string, valueKey: string) => `${type}\u0000${valueKey}`
+
+export class ListStore {
+  private readonly cache: Cached<string, ListIndex>
+
+  constructor(
+    private readonly db: Db,
+    private readonly inv: Invalidation,
+  ) {
+    this.cache = new Cached(inv, tenantScoped('lists'), 1000)
+  }
+
+  /** Adds an entry, or returns the existing identical one (adding is idempotent). */
+  *add(tenantId: string, e: NewListEntry, nowMs: number): Work<ListEntry> {
+    yield* q.run(
+      `INSERT INTO list_entries (tenant_id, list, type, value_key, hint, created_ms) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tenant_id, list, type, value_key) DO NOTHING`,
+      [tenantId, e.list, e.type, e.valueKey, e.hint, nowMs],
+    )
+    const row = yield* q.get<Row>(
+      `SELECT ${COLS} FROM list_entries WHERE tenant_id = ? AND list = ? AND type = ? AND value_key = ?`,
+      [tenantId, e.list, e.type, e.valueKey],
+    )
+    if (!row) throw new Error('list entry vanished after insert')
+    yield* this.inv.touch(`lists:${tenantId}`)
+    return toEntry(row)
+  }
+
+  addMany(tenantId: string, entries: readonly NewListEntry[], nowMs: number): Promise<ListEntry[]> {
+    const add = this.add.bind(this)
+    return this.db.tx(function* () {
+      const out: ListEntry[] = []
+      for (const e of entries) out.push(yield* add(tenantId, e, nowMs))
+      return out
+    })
+  }
+
+  async list(
+    tenantId: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ entries: ListEntry[]; total: number }> {
+    const rows = await this.db.all<Row>(
+      `SELECT ${COLS} FROM list_entries WHERE tenant_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`,
+      [tenantId, limit, offset],
+    )
+    const total = await this.db.get<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM list_entries WHERE tenant_id = ?',
+      [tenantId],
+    )
+    return { entries: rows.map(toEntry), total: Number(total?.n ?? 0) }
+  }
+
+  async remove(tenantId: string, id: number): Promise<ListEntry | undefined> {
+    const inv = this.inv
+    return this.db.tx(function* () {
+      const row = yield* q.get<Row>(`SELECT ${COLS} FROM list_entries WHERE tenant_id = ? AND id = ?`, [
+        tenantId,
+        id,
+      ])
+      if (!row) return undefined
+      yield* q.run('DELETE FROM list_entries WHERE tenant_id = ? AND id = ?', [tenantId, id])
+      yield* inv.touch(`lists:${tenantId}`)
+      return toEntry(row)
+    })
+  }
+
+  /** Entries of this tenant matching any of the given (type, key) pairs, from the tenant's cached index. */
+  async match(tenantId: string, keys: readonly ListKey[]): Promise<ListEntry[]> {
+    if (keys.length === 0) return []
+    const index = await this.cache.get(tenantId, () => this.load(tenantId))
+    const out: ListEntry[] = []
+    for (const k of keys) {
+      const hit = index.get(indexKey(k.type, k.valueKey))
+      if (hit) out.push(...hit)
+    }
+    return out
+  }
+
+  private async load(tenantId: string): Promise<ListIndex> {
+    const rows = await this.db.all<Row>(`SELECT ${COLS} FROM list_entries WHERE tenant_id = ?`, [tenantId])
+    const index: ListIndex = new Map()
+    for (const r of rows) {
+      const e = toEntry(r)
+      const k = indexKey(e.type, e.valueKey)
+      const at = index.get(k)
+      if (at) at.push(e)
+      else index.set(k, [e])
+    }
+    return index
+  }
+}

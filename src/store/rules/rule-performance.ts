@@ -1,0 +1,73 @@
+import type { Db } from '../engine/db.js'
+import { HOUR_MS } from '../events/aggregates.js'
+
+/**
+ * The condition that keeps, of an event's labels `l`, only its latest (the highest created_ms, then the
+ * highest id): the label an event counts under wherever outcomes are read.
+ */
+export const LATEST_LABEL = `NOT EXISTS (
+  SELECT 1 FROM labels later
+   WHERE later.tenant_id = l.tenant_id AND later.event_id = l.event_id
+     AND (later.created_ms > l.created_ms OR (later.created_ms = l.created_ms AND later.id > l.id)))`
+
+/** The outcome an event counts under: its latest label, fraud and chargeback both counting as fraud. */
+export type Outcome = 'fraud' | 'legit'
+
+export interface LabelledEvent {
+  reasons: string[]
+  outcome: Outcome
+}
+
+/**
+ * The raw material of the per-rule performance report for one tenant over (sinceMs, untilMs]: how many
+ * events each reason code fired on, and every labelled event of the window with its reason codes.
+ */
+export class RulePerformanceStore {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Events each reason code fired on: whole hours from the hourly rollup (one query), the partial
+   * hours at either edge from the events themselves (one query covering both edges).
+   */
+  async fired(tenantId: string, sinceMs: number, untilMs: number): Promise<Map<string, number>> {
+    const counts = new Map<string, number>()
+    const add = (reason: string, n: number) => counts.set(reason, (counts.get(reason) ?? 0) + n)
+    const firstFull = Math.floor(sinceMs / HOUR_MS) * HOUR_MS + HOUR_MS
+    const endFull = Math.floor((untilMs + 1) / HOUR_MS) * HOUR_MS
+    let edges: [number, number, number, number]
+    if (firstFull < endFull) {
+      const rows = await this.db.all<{ reason: string; n: number }>(
+        `SELECT reason, SUM(n) AS n FROM event_rollup
+          WHERE tenant_id = ? AND hour_ms >= ? AND hour_ms < ? AND reason <> '' GROUP BY reason`,
+        [tenantId, firstFull, endFull],
+      )
+      for (const r of rows) add(r.reason, Number(r.n))
+      edges = [sinceMs, firstFull - 1, endFull - 1, untilMs]
+    } else edges = [sinceMs, untilMs, untilMs, untilMs]
+    const rows = await this.db.all<{ reasons: string }>(
+      `SELECT reasons FROM events WHERE tenant_id = ?
+          AND ((created_ms > ? AND created_ms <= ?) OR (created_ms > ? AND created_ms <= ?))`,
+      [tenantId, ...edges],
+    )
+    for (const r of rows) for (const reason of new Set(JSON.parse(r.reasons) as string[])) add(reason, 1)
+    return counts
+  }
+
+  /**
+   * Every event of the window that carries a label, with the latest of its labels (the highest
+   * created_ms, then the highest id): one query, both tables filtered by the tenant.
+   */
+  async labelled(tenantId: string, sinceMs: number, untilMs: number): Promise<LabelledEvent[]> {
+    const rows = await this.db.all<{ reasons: string; label: string }>(
+      `SELECT e.reasons AS reasons, l.label AS label
+         FROM labels l JOIN events e ON e.id = l.event_id AND e.tenant_id = l.tenant_id
+        WHERE l.tenant_id = ? AND e.tenant_id = ? AND e.created_ms > ? AND e.created_ms <= ?
+          AND ${LATEST_LABEL}`,
+      [tenantId, tenantId, sinceMs, untilMs],
+    )
+    return rows.map((r) => ({
+      reasons: [...new Set(JSON.parse(r.reasons) as string[])],
+      outcome: r.label === 'legit' ? 'legit' : 'fraud',
+    }))
+  }
+}
