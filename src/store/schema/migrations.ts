@@ -30,6 +30,26 @@ function render(sql: string, dialect: Dialect): string {
 
 const isBusy = (err: unknown) => (err as { code?: string }).code === 'SQLITE_BUSY'
 
+/** How long a start-up waits for another process's migration (a partition copy can take minutes). */
+const BUSY_DEADLINE_MS = 5 * 60_000
+
+/**
+ * Runs `fn` again while SQLite answers busy: processes starting at once race for the write lock, and
+ * the connection's busy_timeout is short (it is tuned for request traffic), so a start-up on a loaded
+ * machine must wait for another's migration by retrying, with a pause, until a deadline.
+ */
+async function retryBusy(fn: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + BUSY_DEADLINE_MS
+  for (;;) {
+    try {
+      return await fn()
+    } catch (err) {
+      if (!isBusy(err) || Date.now() > deadline) throw err
+      await new Promise((r) => setTimeout(r, 25))
+    }
+  }
+}
+
 /**
  * Applies the missing migrations (up to `until`, for tests that build an older schema). Safe when
  * several processes start at once: each migration runs in one transaction that records its version
@@ -40,8 +60,10 @@ const isBusy = (err: unknown) => (err as { code?: string }).code === 'SQLITE_BUS
  * records its version and runs nothing.
  */
 export async function migrate(db: Db, options: { until?: number } = {}): Promise<void> {
-  await db.exec(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_ms BIGINT NOT NULL)',
+  await retryBusy(() =>
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_ms BIGINT NOT NULL)',
+    ),
   )
   const applied = async () =>
     new Set(
@@ -60,17 +82,18 @@ export async function migrate(db: Db, options: { until?: number } = {}): Promise
         ? render(m.sql, db.dialect).replaceAll('{{NOW_MS}}', String(now))
         : ''
     const script = `${begin};\nINSERT INTO schema_migrations (version, applied_ms) VALUES (${m.version}, ${now});\n${sql}\nCOMMIT;`
-    // busy_timeout waits 5 s inside each attempt; a long migration elsewhere gets about 5 minutes.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await db.exec(script)
-        break
-      } catch (err) {
-        await db.exec('ROLLBACK').catch(() => {})
-        if (isBusy(err) && attempt < 60) continue
-        if ((await applied()).has(m.version)) break
+    try {
+      await retryBusy(async () => {
+        try {
+          await db.exec(script)
+        } catch (err) {
+          await db.exec('ROLLBACK').catch(() => {})
+          throw err
+        }
+      })
+    } catch (err) {
+      if (!(await applied()).has(m.version))
         throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`)
-      }
     }
   }
 }
