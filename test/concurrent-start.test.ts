@@ -148,14 +148,18 @@ describe('migrations and the first tenant, raced by processes released at the sa
 
   it('SQLite: every process succeeds, migrations apply once, exactly one default tenant', async () => {
     await race({ kind: 'sqlite', file: join(mkdtempSync(join(dir, 'race-')), 'verdict.db') })
-  })
+  }, 180_000)
 
-  it.skipIf(!hasPg)('PostgreSQL: the same under the start-up advisory lock', async () => {
-    const { schema, drop } = await createSchema()
-    try {
-      await race({ kind: 'postgres', url: PG_URL }, schema)
-    } finally {
-      await drop()
-    }
-  })
+  it.skipIf(!hasPg)(
+    'PostgreSQL: the same under the start-up advisory lock',
+    async () => {
+      const { schema, drop } = await createSchema()
+      try {
+        await race({ kind: 'postgres', url: PG_URL }, schema)
+      } finally {
+        await drop()
+      }
+    },
+    180_000,
+  )
 })
