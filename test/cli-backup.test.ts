@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
+import { eventually } from './helpers/app.js'
 import { PG_URL } from './helpers/pg.js'
 import { type RunningServer, runCliAsync, startServer } from './helpers/processes.js'
 
@@ -59,7 +60,9 @@ describe('verdict backup and restore (SQLite)', () => {
           if (r.status === 200) acked++
         }
       })()
-      while (acked < 20) await new Promise((r) => setTimeout(r, 10))
+      expect(await eventually(() => acked >= 20, 30_000, 10), `${acked} scores acknowledged in 30 s`).toBe(
+        true,
+      )
       const before = acked
       const res = await runCliAsync(['backup', backup], env)
       stop = true
@@ -94,7 +97,7 @@ describe('verdict backup and restore (SQLite)', () => {
     } finally {
       await server.stop()
     }
-  })
+  }, 120_000)
 
   it('restores into the stopped database and erases again everyone erased since the backup', async () => {
     const eventsInBackup = eventCount(backup)

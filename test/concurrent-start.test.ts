@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -7,6 +7,7 @@ import { openStore, type StorageTarget } from '../src/store/index.js'
 import { monthStart } from '../src/store/schema/partitions.js'
 import { createSchema, PG_URL, pgAvailable } from './helpers/pg.js'
 import { type RunningServer, runModuleScript, startServer } from './helpers/processes.js'
+import { type StartLine, startLine } from './helpers/start-line.js'
 
 const hasPg = await pgAvailable()
 const ROOT = join(import.meta.dirname, '..')
@@ -94,19 +95,22 @@ describe('several servers starting at once on an empty database', () => {
 
 /**
  * Opens the store and bootstraps the first tenant in a child process running the compiled code, after
- * waiting for `go`: all children then race through migrate() and the bootstrap within milliseconds.
+ * waiting at the start line: all children then race through migrate() and the bootstrap within milliseconds.
  */
-function raceInChild(target: StorageTarget, go: string, pgSchema?: string): Promise<{ created: boolean }> {
+function raceInChild(
+  target: StorageTarget,
+  line: StartLine,
+  pgSchema?: string,
+): Promise<{ created: boolean }> {
   const mod = (p: string) => JSON.stringify(join(ROOT, 'dist', 'src', p))
   const script = `
-    import { existsSync } from 'node:fs'
     const { withStartupLock } = await import(${mod('services/runtime/startup-lock.js')})
     const { bootstrapDefaultTenant } = await import(${mod('services/access/tenants.js')})
     const { openStore } = await import(${mod('store/index.js')})
     const target = ${JSON.stringify(target)}
     const opts = ${JSON.stringify(pgSchema ? { pgSchema } : {})}
     const clock = { now: () => Date.now() }
-    while (!existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 2))
+    ${line.childCode}
     const store = await withStartupLock(target, () => openStore(target, opts), opts)
     const created = await withStartupLock(target, () => bootstrapDefaultTenant(store, clock), opts)
     await store.close()
@@ -117,10 +121,9 @@ function raceInChild(target: StorageTarget, go: string, pgSchema?: string): Prom
 describe('migrations and the first tenant, raced by processes released at the same moment', () => {
   async function race(target: StorageTarget, pgSchema?: string) {
     for (let round = 0; round < 2; round++) {
-      const go = join(mkdtempSync(join(dir, 'go-')), 'go')
-      const children = Array.from({ length: PROCESSES }, () => raceInChild(target, go, pgSchema))
-      await new Promise((r) => setTimeout(r, 500))
-      writeFileSync(go, '')
+      const line = startLine(dir)
+      const children = Array.from({ length: PROCESSES }, () => raceInChild(target, line, pgSchema))
+      await line.release(children)
       const results = await Promise.allSettled(children)
       const failed = results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []))
       expect(failed).toEqual([])
@@ -145,14 +148,18 @@ describe('migrations and the first tenant, raced by processes released at the sa
 
   it('SQLite: every process succeeds, migrations apply once, exactly one default tenant', async () => {
     await race({ kind: 'sqlite', file: join(mkdtempSync(join(dir, 'race-')), 'verdict.db') })
-  })
+  }, 180_000)
 
-  it.skipIf(!hasPg)('PostgreSQL: the same under the start-up advisory lock', async () => {
-    const { schema, drop } = await createSchema()
-    try {
-      await race({ kind: 'postgres', url: PG_URL }, schema)
-    } finally {
-      await drop()
-    }
-  })
+  it.skipIf(!hasPg)(
+    'PostgreSQL: the same under the start-up advisory lock',
+    async () => {
+      const { schema, drop } = await createSchema()
+      try {
+        await race({ kind: 'postgres', url: PG_URL }, schema)
+      } finally {
+        await drop()
+      }
+    },
+    180_000,
+  )
 })

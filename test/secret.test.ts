@@ -3,17 +3,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { runModuleScript, startServer } from './helpers/processes.js'
+import { type StartLine, startLine } from './helpers/start-line.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const dir = mkdtempSync(join(tmpdir(), 'verdict-secret-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-/** Runs `secretFile(file)` from the compiled code in a child process that first waits for `go`. */
-function resolveInChild(file: string, go: string): Promise<string> {
+/** Runs `secretFile(file)` from the compiled code in a child process that first waits at the line. */
+function resolveInChild(file: string, line: StartLine): Promise<string> {
   const script = `
-    import { existsSync } from 'node:fs'
     const { secretFile } = await import(${JSON.stringify(join(ROOT, 'dist', 'src', 'config', 'secret.js'))})
-    while (!existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 2))
+    ${line.childCode}
     process.stdout.write(secretFile(${JSON.stringify(file)}))`
   return runModuleScript(script)
 }
@@ -37,19 +37,18 @@ describe('the generated secret file', () => {
     for (let round = 0; round < 3; round++) {
       const sub = mkdtempSync(join(dir, 'race-'))
       const file = join(sub, 'verdict.secret')
-      const go = join(sub, 'go')
-      const children = Array.from({ length: 6 }, () => resolveInChild(file, go))
-      await new Promise((r) => setTimeout(r, 400))
-      writeFileSync(go, '')
+      const line = startLine(dir)
+      const children = Array.from({ length: 6 }, () => resolveInChild(file, line))
+      await line.release(children)
       const secrets = await Promise.all(children)
       expect(new Set(secrets).size).toBe(1)
       expect(secrets[0]).toMatch(/^[A-Za-z0-9]{48}$/)
       expect(readFileSync(file, 'utf8').trim()).toBe(secrets[0])
       expect(statSync(file).mode & 0o777).toBe(0o600)
       // No temporary files are left behind.
-      expect(readdirSync(sub).sort()).toEqual(['go', 'verdict.secret'])
+      expect(readdirSync(sub)).toEqual(['verdict.secret'])
     }
-  })
+  }, 240_000)
 
   it('an empty or cut-short secret file is refused rather than used', async () => {
     const sub = mkdtempSync(join(dir, 'empty-'))

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { RULES_VERSION } from '../../src/scoring/recorded.js'
+import type { Decision } from '../../src/services/decisions/replay.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
 
@@ -182,6 +183,72 @@ describe.each<Engine>(['sqlite', 'postgres'])('config versions and replay on %s'
   )
 
   run(
+    'replay: an event whose record differs from what the engine decides now is not identical, and says how',
+    async () => {
+      await setup()
+      const payload = { event: 'signup', ip: '8.8.8.8', email: 'x7qk2vz9@yopmail.com', user_id: 'u-diff' }
+      const scoreOne = async () => {
+        const res = await inject('POST', '/v1/score', payload)
+        expect(res.statusCode, res.body).toBe(200)
+        const { event_id, score, verdict, reasons } = res.json()
+        expect(reasons.length).toBeGreaterThan(1)
+        return { id: event_id as string, decision: { score, verdict, reasons } as Decision }
+      }
+      // As an event decided by an older rules version would be stored: the record no longer matches.
+      const set = (id: string, sql: string, ...params: (string | number)[]) =>
+        h.store.db.run(`UPDATE events SET ${sql} WHERE tenant_id = ? AND id = ?`, [...params, t.tenantId, id])
+
+      // Another score recorded: recorded shows the record, replayed what the engine decides.
+      const a = await scoreOne()
+      await set(a.id, 'score = ?', a.decision.score - 7)
+      const scoreDiff = (await replay(a.id)).json()
+      expect(scoreDiff).toMatchObject({ identical: false, replayed: a.decision, config_version: 0 })
+      expect(scoreDiff.recorded).toEqual({ ...a.decision, score: a.decision.score - 7 })
+
+      // Other reasons recorded (one missing), same score and verdict.
+      const b = await scoreOne()
+      const fewer = b.decision.reasons.slice(1)
+      await set(b.id, 'reasons = ?', JSON.stringify(fewer))
+      const reasonDiff = (await replay(b.id)).json()
+      expect(reasonDiff).toMatchObject({ identical: false, replayed: b.decision })
+      expect(reasonDiff.recorded).toEqual({ ...b.decision, reasons: fewer })
+
+      // Only a check's message differs: score, verdict and reasons agree, yet it is not identical.
+      const c = await scoreOne()
+      const row = await h.store.db.get<{ checks: string }>(
+        'SELECT checks FROM events WHERE tenant_id = ? AND id = ?',
+        [t.tenantId, c.id],
+      )
+      const checks = JSON.parse(row!.checks) as { message: string }[]
+      checks[0]!.message = `${checks[0]!.message} (worded differently)`
+      await set(c.id, 'checks = ?', JSON.stringify(checks))
+      const checkDiff = (await replay(c.id)).json()
+      expect(checkDiff).toMatchObject({ identical: false, recorded: c.decision, replayed: c.decision })
+
+      // The recorded input itself changed (the disposable email signal gone): the engine decides anew.
+      const d = await scoreOne()
+      const inputs = await h.store.db.get<{ inputs: string }>(
+        'SELECT inputs FROM events WHERE tenant_id = ? AND id = ?',
+        [t.tenantId, d.id],
+      )
+      expect(inputs!.inputs).toContain('"isDisposable":true')
+      await set(d.id, 'inputs = ?', inputs!.inputs.replaceAll('"isDisposable":true', '"isDisposable":false'))
+      const inputDiff = (await replay(d.id)).json()
+      expect(inputDiff).toMatchObject({ identical: false, recorded: d.decision })
+      expect(inputDiff.replayed.reasons).not.toContain('disposable_email')
+      expect(inputDiff.replayed.score).toBeLessThan(d.decision.score)
+
+      // Untouched, the same event replays identically.
+      const e = await scoreOne()
+      expect((await replay(e.id)).json()).toMatchObject({
+        identical: true,
+        recorded: e.decision,
+        replayed: e.decision,
+      })
+    },
+  )
+
+  run(
     'replays every one of 2,000 random events identically, through config changes and list entries',
     async () => {
       await setup()
@@ -190,6 +257,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('config versions and replay on %s'
         numRuns: 400,
       })
       const ids: string[] = []
+      const held = new Map<string, Decision>()
       const verdicts = new Set<string>()
       const reasons = new Set<string>()
       for (const [rows, s] of plan) {
@@ -202,6 +270,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('config versions and replay on %s'
         const results = rows.length === 1 ? [res.json()] : res.json().results
         for (const r of results) {
           ids.push(r.event_id)
+          held.set(r.event_id, { score: r.score, verdict: r.verdict, reasons: r.reasons })
           verdicts.add(r.verdict)
           for (const code of r.reasons) reasons.add(code)
         }
@@ -230,9 +299,12 @@ describe.each<Engine>(['sqlite', 'postgres'])('config versions and replay on %s'
         const body = res.json()
         expect(body.identical, `${id}: ${JSON.stringify(body)}`).toBe(true)
         expect(body.replayed).toEqual(body.recorded)
+        // What was recorded is what the caller was answered when the event was scored.
+        expect(body.recorded, id).toEqual(held.get(id))
         versions.add(body.config_version)
       }
       expect(versions.size).toBeGreaterThan(2)
     },
+    600_000,
   )
 })

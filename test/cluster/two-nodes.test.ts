@@ -76,19 +76,28 @@ describe.skipIf(!ready)('two verdict nodes on one PostgreSQL and one Redis', () 
     await drop?.()
   })
 
-  it('a limit of 60/min holds across both nodes: 80 requests alternately, 60 answered', async () => {
+  it('a limit of 60/min holds across both nodes: 80 requests, 70 on A and 10 on B, 60 answered', async () => {
     const { apiKey } = cli('tenants', 'create', '--name', 'limited', '--rate-limit', '60')
     const t0 = Date.now()
-    const codes = await Promise.all(
-      Array.from({ length: 80 }, (_, i) => get(i % 2 ? a : b, '/v1/lists', apiKey).then((r) => r.status)),
+    const answers = await Promise.all(
+      Array.from({ length: 80 }, (_, i) =>
+        get(i % 8 === 0 ? b : a, '/v1/lists', apiKey).then((r) => ({
+          status: r.status,
+          limit: r.headers.get('ratelimit-limit'),
+        })),
+      ),
     )
+    const codes = answers.map((r) => r.status)
     // The budget refills one request per second (GCRA): exactly 60 when the burst takes under a
-    // second, one more per second it took on a loaded machine. Per-node limits would let all 80 through.
+    // second, one more per second it took on a loaded machine. Per-node limits would let all 80 through,
+    // and the per-node fallback shares (30 each while Redis is away) only 30 + 10 = 40.
     const refills = Math.floor((Date.now() - t0) / 1000)
     const ok = codes.filter((c) => c === 200).length
     expect(ok).toBeGreaterThanOrEqual(60)
     expect(ok).toBeLessThanOrEqual(60 + refills)
     expect(codes.filter((c) => c === 429)).toHaveLength(80 - ok)
+    // Every answer was given against the whole budget, not a node's share of it.
+    expect(new Set(answers.map((r) => r.limit))).toEqual(new Set(['60']))
     const h = await health(a)
     expect(h['cluster']).toMatchObject({ limits: 'cluster', redis: 'ok', problem: null })
   })

@@ -87,8 +87,13 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
   }
 
   it('signs in and shows the overview', async () => {
-    const { page, context } = await signedIn()
-    await expect(page.getByText(/of the monthly\s+quota/)).toBeTruthy()
+    const { page, context } = await signedIn(false, async (t) => {
+      await score(t, { event: 'login', user_id: 'overview-user' })
+    })
+    // The quota tile is shown and counts the one scored event (a locator itself is always truthy).
+    const quota = page.locator('.tile', { hasText: /of the monthly\s+quota/ })
+    await quota.waitFor({ timeout: 10_000 })
+    expect(await quota.textContent()).toMatch(/of the monthly\s+quota \(1 \/ \d+, /)
     await page.locator('svg.chart').waitFor()
     await shot(page, 'sign-in-overview')
     await context.close()

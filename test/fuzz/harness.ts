@@ -143,3 +143,35 @@ export async function checkCase(f: FuzzApp, op: Operation, c: FuzzCase): Promise
     tally.countMs += performance.now() - t3
   }
 }
+
+/**
+ * Valid requests that cannot succeed by chance: the generated id names nothing stored, so the document's
+ * 404 is the right answer for every one of them.
+ */
+const NOT_FOUND_BY_DESIGN: Record<string, string> = {
+  'POST /v1/replay': 'a generated event_id names no recorded event',
+}
+
+/**
+ * After an operation's run: its valid requests reached the handler and succeeded often enough (a share
+ * of 2xx answers), so "valid → never 400" was not met by refusing everything another way (401, 404, 429).
+ */
+export function expectValidReached(f: FuzzApp, op: Operation, minShare = 0.1): void {
+  const cases = Object.entries(f.tally[op.id]?.cases ?? {})
+  const valid = cases.filter(([k]) => k.startsWith('valid '))
+  const total = valid.reduce((n, [, c]) => n + c, 0)
+  const ok = valid.filter(([k]) => /^valid 2\d\d$/.test(k)).reduce((n, [, c]) => n + c, 0)
+  const seen = JSON.stringify(Object.fromEntries(valid))
+  expect(total, `${op.id}: no valid case was generated`).toBeGreaterThan(0)
+  if (op.id in NOT_FOUND_BY_DESIGN) {
+    expect(
+      valid.map(([k]) => k),
+      `${op.id} (${NOT_FOUND_BY_DESIGN[op.id]}): ${seen}`,
+    ).toEqual(['valid 404'])
+    return
+  }
+  expect(
+    ok / total,
+    `${op.id}: only ${ok} of ${total} valid requests answered 2xx ${seen}`,
+  ).toBeGreaterThanOrEqual(minShare)
+}

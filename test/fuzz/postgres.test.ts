@@ -2,7 +2,14 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { pgAvailable } from '../helpers/pg.js'
 import { caseArb } from './cases.js'
-import { checkCase, FUZZ_PG_RUNS, FUZZ_SEED, type FuzzApp, openFuzzApp } from './harness.js'
+import {
+  checkCase,
+  expectValidReached,
+  FUZZ_PG_RUNS,
+  FUZZ_SEED,
+  type FuzzApp,
+  openFuzzApp,
+} from './harness.js'
 
 /** The same properties on PostgreSQL, with fewer runs per operation (docs/reliability.md). */
 const hasPg = await pgAvailable()
@@ -23,6 +30,7 @@ describe.skipIf(!hasPg)('fuzzing from the OpenAPI document on PostgreSQL', () =>
         fc.asyncProperty(caseArb(op, f.auth(op)), (c) => checkCase(f, op, c)),
         { seed: FUZZ_SEED, numRuns: FUZZ_PG_RUNS },
       )
+      expectValidReached(f, op)
       const t = f.tally[op.id]
       console.log(
         `fuzz (postgres) ${op.id}: ${FUZZ_PG_RUNS} cases in ${Date.now() - started} ms (requests ${Math.round(t?.injectMs ?? 0)} ms, row counts ${Math.round(t?.countMs ?? 0)} ms) ${JSON.stringify(t?.cases)}`,

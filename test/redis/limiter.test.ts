@@ -23,29 +23,44 @@ afterEach(async () => {
 })
 
 describe.skipIf(!haveRedis)('rate limits shared through Redis', () => {
-  it('two nodes alternating on one bucket share one budget, also when concurrent', async () => {
+  it('two nodes share one budget, however unevenly they are hit, also when concurrent', async () => {
     const prefix = testPrefix()
-    const a = new RedisLimiter(await connect(REDIS_URL, prefix), 2)
+    const redis = await connect(REDIS_URL, prefix)
+    const a = new RedisLimiter(redis, 2)
     const b = new RedisLimiter(await connect(REDIS_URL, prefix), 2)
+    // 70 hits on A and 10 on B: one shared budget allows 60; per-node shares (30 each) would allow 40.
     let allowed = 0
-    for (let i = 0; i < 80; i++) if ((await (i % 2 ? a : b).hit('key:k1', 60, T0)).allowed) allowed++
+    for (let i = 0; i < 80; i++) {
+      const r = await (i % 8 === 0 ? b : a).hit('key:k1', 60, T0)
+      expect(r.limit).toBe(60)
+      if (r.allowed) allowed++
+    }
     expect(allowed).toBe(60)
+    // The budget lives in Redis, under the deployment's prefix.
+    expect(Number(await redis.client.get(redis.key('rl', 'key:k1')))).toBeGreaterThan(T0)
     const results = await Promise.all(
-      Array.from({ length: 80 }, (_, i) => (i % 2 ? a : b).hit('key:k2', 60, T0)),
+      Array.from({ length: 80 }, (_, i) => (i % 8 === 0 ? b : a).hit('key:k2', 60, T0)),
     )
     expect(results.filter((r) => r.allowed)).toHaveLength(60)
   })
 
-  it('answers exactly what the in-process GCRA answers, headers included', async () => {
-    const shared = new RedisLimiter(await connect(REDIS_URL, testPrefix()), 1)
+  it('answers exactly what the in-process GCRA answers, headers included, whichever node is asked', async () => {
+    const prefix = testPrefix()
+    // Two nodes: a node's fallback share (half the limit) or its own memory would answer differently.
+    const nodes = [
+      new RedisLimiter(await connect(REDIS_URL, prefix), 2),
+      new RedisLimiter(await connect(REDIS_URL, prefix), 2),
+    ]
     const local = new RateLimiter()
     const times = [
       0, 0, 0, 0, 5_000, 19_999, 20_000, 20_001, 45_000, 120_000, 120_000, -3_600_000, -3_600_000,
     ]
+    let n = 0
     for (const limit of [3, 7, 240]) {
       for (const dt of times) {
         const bucket = `b${limit}`
-        expect(await shared.hit(bucket, limit, T0 + dt)).toEqual(local.hit(bucket, limit, T0 + dt))
+        const node = nodes[n++ % 2]!
+        expect(await node.hit(bucket, limit, T0 + dt)).toEqual(local.hit(bucket, limit, T0 + dt))
       }
     }
   })
@@ -69,11 +84,15 @@ describe.skipIf(!haveRedis)('rate limits shared through Redis', () => {
     expect((await b.peek('sign-in:x', 3, T0 + 20_000)).allowed).toBe(true)
   })
 
-  it('keeps tenants and prefixes apart', async () => {
-    const one = new RedisLimiter(await connect(REDIS_URL, testPrefix()), 1)
+  it('keeps buckets and prefixes apart, while nodes of one prefix share', async () => {
+    const prefix = testPrefix()
+    const one = new RedisLimiter(await connect(REDIS_URL, prefix), 1)
+    const oneAgain = new RedisLimiter(await connect(REDIS_URL, prefix), 1)
     const two = new RedisLimiter(await connect(REDIS_URL, testPrefix()), 1)
     expect((await one.hit('key:a', 1, T0)).allowed).toBe(true)
     expect((await one.hit('key:a', 1, T0)).allowed).toBe(false)
+    // Another node of the same deployment sees the spent bucket (its own memory would not).
+    expect((await oneAgain.hit('key:a', 1, T0)).allowed).toBe(false)
     expect((await one.hit('key:b', 1, T0)).allowed).toBe(true)
     expect((await two.hit('key:a', 1, T0)).allowed).toBe(true)
   })

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { eventually } from '../helpers/app.js'
 import { createSchema, PG_URL, pgAvailable } from '../helpers/pg.js'
 import { runCliAsync, startServer } from '../helpers/processes.js'
 import { seeded } from '../helpers/recount.js'
@@ -109,7 +110,8 @@ describe.each(['sqlite', 'postgres'] as const)('idempotent retries across crashe
           }
         }
         const clients = Promise.all(Array.from({ length: 6 }, client))
-        while (answered.size < 5 * (round + 1)) await new Promise((r) => setTimeout(r, 5))
+        const enough = await eventually(() => answered.size >= 5 * (round + 1), 30_000, 5)
+        expect(enough, `round ${round}: ${answered.size} answered after 30 s`).toBe(true)
         await new Promise((r) => setTimeout(r, rnd.int(50, 500)))
         await server.signal('SIGKILL')
         alive = false

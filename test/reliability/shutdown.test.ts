@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eventually } from '../helpers/app.js'
 import { LoopbackDns } from '../helpers/dns-server.js'
 import { startServer } from '../helpers/processes.js'
 
@@ -29,25 +30,38 @@ describe('SIGTERM with scores in flight', () => {
     const server = await startServer(env)
     const apiKey = apiKeyOf(server.logs())
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' }
+    let answered = 0
     const inFlight = SLOW.map((d, i) =>
       fetch(`${server.url}/v1/score`, {
         method: 'POST',
         headers,
         body: JSON.stringify({ event: 'signup', user_id: `drain-${i}`, email: `someone@${d}` }),
-      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { event_id: string } })),
+      }).then(async (r) => {
+        answered++
+        return { status: r.status, body: (await r.json()) as { event_id: string } }
+      }),
     )
-    for (let i = 0; i < 500 && !SLOW.every((d) => dns.count(d, 'MX') > 0); i++) {
-      await new Promise((r) => setTimeout(r, 20))
-    }
-    expect(SLOW.every((d) => dns.count(d, 'MX') > 0)).toBe(true)
+    const allAsked = () => SLOW.every((d) => dns.count(d, 'MX') > 0)
+    expect(await eventually(allAsked, 10_000, 20), 'every score in flight reached its DNS lookup').toBe(true)
     const exited = server.signal('SIGTERM')
     // The listener closes at once: a new connection is refused while the running scores finish.
-    await new Promise((r) => setTimeout(r, 200))
-    const late = await fetch(`${server.url}/v1/health`, { headers: { connection: 'close' } }).then(
-      (r) => r.status,
-      (e: Error) => (e.cause as { code?: string } | undefined)?.code ?? e.message,
+    // Polled (any HTTP answer, 503 while draining included, means the listener is still open: "not
+    // yet"), within a bound.
+    let late: number | string = 'not tried'
+    const refused = await eventually(
+      async () => {
+        late = await fetch(`${server.url}/v1/health`, { headers: { connection: 'close' } }).then(
+          (r) => r.status,
+          (e: Error) => (e.cause as { code?: string } | undefined)?.code ?? e.message,
+        )
+        return typeof late === 'string'
+      },
+      5_000,
+      10,
     )
+    expect(refused, `new connections still answered 5 s after SIGTERM (last: ${late})`).toBe(true)
     expect(late).toBe('ECONNREFUSED')
+    expect(answered, 'the listener closed only after the scores in flight had finished').toBe(0)
     const answers = await Promise.all(inFlight)
     for (const a of answers) expect(a.status).toBe(200)
     expect(await exited).toBe(0)

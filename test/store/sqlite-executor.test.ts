@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { endianness } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { buildSqlite, eventually } from '../helpers/app.js'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
 
@@ -23,6 +23,7 @@ describe('SQLite executor: another process holds the write lock', () => {
     // Another process (here: another connection) takes the write lock and keeps it.
     const other = new Database(s.file)
     other.exec('BEGIN IMMEDIATE')
+    const txs = vi.spyOn(h.store.db, 'tx')
     try {
       const order: string[] = []
       const scoring = post('/v1/score', t, { event: 'signup', user_id: 'u-1', ip: '73.162.10.20' }).then(
@@ -31,8 +32,12 @@ describe('SQLite executor: another process holds the write lock', () => {
           return r
         },
       )
-      // Started once the score waits for the lock: it must not wait behind that wait.
-      await new Promise((r) => setTimeout(r, 100))
+      // Started once the score waits for the lock (its transaction began, and BEGIN found the lock
+      // taken): health must not wait behind that wait.
+      expect(
+        await eventually(() => txs.mock.calls.length > 0, 5000, 5),
+        'the score never began a transaction',
+      ).toBe(true)
       const healthy = h.app.inject({ url: '/v1/health' }).then((r) => {
         order.push('health')
         return r
@@ -135,8 +140,11 @@ describe('SQLite executor: transactions of concurrent requests', () => {
     other.exec('BEGIN IMMEDIATE')
     const acknowledged: string[] = []
     // Every transaction of the round queues behind the lock; the lock goes away while they wait.
+    const txs = vi.spyOn(h.store.db, 'tx')
     const inFlight = round(a, b, 'locked', acknowledged)
-    await new Promise((r) => setTimeout(r, 100))
+    // Released once the list adds and the checks (18 requests, a transaction each) all wait.
+    const queued = await eventually(() => txs.mock.calls.length >= 18, 5000, 5)
+    expect(queued, `${txs.mock.calls.length} transactions waiting after 5 s`).toBe(true)
     other.exec('ROLLBACK')
     other.close()
     // B sent six checks and two scores for its one unit.

@@ -4,6 +4,7 @@ import { Agent, request } from 'node:https'
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eventually } from '../helpers/app.js'
 import { testCertificate } from './tls-app.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -93,9 +94,13 @@ describe('the server with TLS_CERT_FILE and TLS_KEY_FILE', () => {
     // Half a ClientHello.
     const half = connect(port, '127.0.0.1', () => half.write(Buffer.from([22, 3, 1, 0, 200, 1, 0])))
     // A client whose hello gets through but whose next flight never does: stuck in the handshake.
+    let serverHello = false
     const blackHole = createServer((client) => {
       const upstream = connect(port, '127.0.0.1')
       sockets.push(client, upstream)
+      upstream.once('data', () => {
+        serverHello = true
+      })
       upstream.pipe(client)
       client.once('data', (hello) => upstream.write(hello))
       client.on('error', () => {})
@@ -113,9 +118,10 @@ describe('the server with TLS_CERT_FILE and TLS_KEY_FILE', () => {
       sockets.push(s)
       s.on('error', () => {})
     }
-    // Wait until the stuck handshake has reached the server (its relay connected upstream).
-    while (sockets.length < 3) await new Promise((r) => setTimeout(r, 20))
-    await new Promise((r) => setTimeout(r, 100))
+    // Wait until the stuck handshake has reached the server: its relay connected upstream and the
+    // server answered the hello (so it is mid-handshake, waiting for a flight that never comes).
+    const reached = await eventually(() => sockets.length >= 3 && serverHello, 10_000, 20)
+    expect(reached, `after 10 s: ${sockets.length} sockets, server hello ${serverHello}`).toBe(true)
     server.stop()
     try {
       // 1 would be the shutdown deadline passing with connections still open.

@@ -57,6 +57,14 @@ describe('updateFeeds against a loopback HTTP server', () => {
   })
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
+  /** A directory of its own holding one feed downloaded successfully: the "previous data" a test keeps. */
+  const storedFeed = async (name: 'tor' | 'relay' | 'datacenter', url: string) => {
+    const own = await mkdtemp(join(tmpdir(), `verdict-feeds-${name}-`))
+    const [first] = await updateFeeds({ dir: own, names: [name], urls: { [name]: url } })
+    expect(first?.status).toBe('updated')
+    return own
+  }
+
   it('downloads, validates and stores every feed that has a URL', async () => {
     const lines: string[] = []
     const results = await updateFeeds({
@@ -106,6 +114,7 @@ describe('updateFeeds against a loopback HTTP server', () => {
   })
 
   it('keeps the previous data when a download answers 500', async () => {
+    const dir = await storedFeed('tor', `${base}/tor-bulk-exit-list.txt`)
     const before = await readFile(join(dir, 'tor.txt'), 'utf8')
     const metaBefore = await readFeedMeta(dir, 'tor')
     const lines: string[] = []
@@ -125,6 +134,10 @@ describe('updateFeeds against a loopback HTTP server', () => {
   })
 
   it('keeps the previous data when one of several URLs fails', async () => {
+    const dir = await storedFeed(
+      'datacenter',
+      `${base}/datacenter-x4b-ipv4.txt ${base}/aws-ip-ranges.json ${base}/google-cloud.json`,
+    )
     const before = await readFile(join(dir, 'datacenter.txt'), 'utf8')
     const [result] = await updateFeeds({
       dir,
@@ -136,6 +149,7 @@ describe('updateFeeds against a loopback HTTP server', () => {
   })
 
   it('rejects a 200 answer that holds no valid entries (an HTML error page)', async () => {
+    const dir = await storedFeed('relay', `${base}/egress-ip-ranges.csv`)
     const before = await readFile(join(dir, 'relay.txt'), 'utf8')
     const [result] = await updateFeeds({
       dir,
