@@ -1,11 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { TenantContext } from '../../context.js'
 import { badRequest } from '../../errors.js'
-import { type ConfigOverrides, effectiveConfig, type ScoringConfig } from '../../scoring/config.js'
+import type { ConfigOverrides, ScoringConfig } from '../../scoring/config.js'
 import { score } from '../../scoring/engine.js'
 import { type RecordedInput, RULES_VERSION, replayInput } from '../../scoring/recorded.js'
 import type { Verdict } from '../../scoring/types.js'
 import type { Outcome } from '../../store/rules/rule-performance.js'
+import { effectiveOf, scoringConfig } from './compile.js'
 import { type ConfigPatch, mergedConfig } from './config.js'
 
 export const SIMULATE_DEFAULT_EVENTS = 10_000
@@ -92,7 +93,7 @@ export async function simulateConfig(
   const tenantId = ctx.tenant.id
   const current = await ctx.store.config.current(tenantId)
   const proposed = mergedConfig(current.overrides, req)
-  const currentConfig: ScoringConfig = effectiveConfig(current.overrides as ConfigOverrides)
+  const currentConfig: ScoringConfig = scoringConfig(effectiveOf(current.overrides as ConfigOverrides))
   const { sinceMs, untilMs, limit } = window(ctx, req)
 
   const transitions = emptyTransitions()
