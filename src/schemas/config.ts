@@ -106,6 +106,9 @@ const Window = {
 export const SimulateRequest = Strict({
   weights: Type.Optional(WeightsPatch),
   thresholds: Type.Optional(ThresholdsPatch),
+  rules: Type.Optional(
+    Type.Array(RuleSpec, { maxItems: 200, description: 'a proposed rule list, replacing the current one' }),
+  ),
   ...Window,
 })
 
@@ -130,4 +133,14 @@ export const Simulation = Type.Object({
     before: Side,
     after: Side,
   }),
+  rules: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.String(),
+        mode: StrEnum(['enforce', 'shadow', 'off'] as const),
+        fired: Type.Integer({ description: 'simulated events on which its condition held (off rules: 0)' }),
+      }),
+      { description: "the proposal's tenant rules and how often each would fire (absent without rules)" },
+    ),
+  ),
 })

@@ -5,7 +5,9 @@ import type { ReasonCode, ReasonFamily } from './reasons.js'
 import type { RuleFacts } from './rules/facts.js'
 import type { CustomReason } from './rules/types.js'
 
-export type Verdict = 'allow' | 'review' | 'block'
+import type { Verdict } from './verdict.js'
+
+export type { Verdict }
 
 /** One fired rule. Evidence holds the raw numbers behind it, never a raw identifier. */
 export interface Check {

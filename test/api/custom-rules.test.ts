@@ -95,6 +95,34 @@ describe.each<Engine>(['sqlite', 'postgres'])('tenant rules and event attributes
     expect(row?.shadow_rules).toBe('["big_first_order"]')
   })
 
+  run('what-if: a proposed rule set reports transitions and how often each rule would fire', async () => {
+    await setup()
+    for (const amount of [10, 600, 700, 800]) await scoreIt({ attributes: { amount } })
+    await scoreIt({ event: 'login' })
+    const res = await inject('POST', '/v1/config/simulate', {
+      rules: [
+        { ...bigOrder, then: { verdict: 'block' } },
+        { ...bigOrder, id: 'logins', when: "event.name == 'login'", mode: 'shadow' },
+        { ...bigOrder, id: 'never', when: 'false', mode: 'off' },
+      ],
+    })
+    expect(res.statusCode).toBe(200)
+    const sim = res.json()
+    expect(sim.events).toBe(5)
+    expect(sim.transitions.allow.block).toBe(3)
+    expect(sim.changed).toBe(3)
+    expect(sim.rules).toEqual([
+      { id: 'big_first_order', mode: 'enforce', fired: 3 },
+      { id: 'logins', mode: 'shadow', fired: 1 },
+      { id: 'never', mode: 'off', fired: 0 },
+    ])
+    // The proposal was not saved.
+    expect((await inject('GET', '/v1/config')).json().version).toBe(0)
+    const refused = await inject('POST', '/v1/config/simulate', { rules: [{ ...bigOrder, when: 'nope' }] })
+    expect(refused.statusCode).toBe(400)
+    expect(refused.json().error).toMatch(/^rules\[0\] \(big_first_order\)/)
+  })
+
   run('bounds attributes: keys, count, value types and sizes, each a 400 naming the field', async () => {
     await setup()
     const ok = {

@@ -1,4 +1,4 @@
-import type { Verdict } from '../types.js'
+import type { Verdict } from '../verdict.js'
 
 /** What a tenant rule does when its condition holds. */
 export type RuleAction = { score: number } | { verdict: Verdict }

@@ -4,6 +4,7 @@ import { badRequest } from '../../errors.js'
 import type { ConfigOverrides, ScoringConfig } from '../../scoring/config.js'
 import { score } from '../../scoring/engine.js'
 import { type RecordedInput, RULES_VERSION, replayInput } from '../../scoring/recorded.js'
+import type { RuleMode } from '../../scoring/rules/types.js'
 import type { Verdict } from '../../scoring/types.js'
 import type { Outcome } from '../../store/rules/rule-performance.js'
 import { effectiveOf, scoringConfig } from './compile.js'
@@ -39,6 +40,8 @@ export interface Simulation {
     before: { block: Quality; review: Quality }
     after: { block: Quality; review: Quality }
   }
+  /** Each tenant rule of the proposal and on how many events its condition held (only with rules). */
+  rules?: { id: string; mode: RuleMode; fired: number }[]
 }
 
 const emptyTransitions = (): Transitions => ({
@@ -98,6 +101,7 @@ export async function simulateConfig(
 
   const transitions = emptyTransitions()
   const labelled: Labelled[] = []
+  const fired = new Map((proposed.rules ?? []).map((r) => [r.spec.id, 0]))
   let events = 0
   let changed = 0
   let skipped = 0
@@ -122,7 +126,13 @@ export async function simulateConfig(
         r.configVersion === current.version && r.rulesVersion === RULES_VERSION
           ? (r.verdict as Verdict)
           : score(replayInput(input, currentConfig)).verdict
-      const after = score(replayInput(input, proposed)).verdict
+      const decided = score(replayInput(input, proposed))
+      const after = decided.verdict
+      if (fired.size > 0) {
+        for (const c of decided.checks)
+          if (c.check === 'custom') fired.set(c.key, (fired.get(c.key) ?? 0) + 1)
+        for (const id of decided.shadow ?? []) fired.set(id, (fired.get(id) ?? 0) + 1)
+      }
       events++
       transitions[before][after]++
       if (before !== after) changed++
@@ -151,5 +161,14 @@ export async function simulateConfig(
       before: side('before'),
       after: side('after'),
     },
+    ...(proposed.rules?.length
+      ? {
+          rules: proposed.rules.map((r) => ({
+            id: r.spec.id,
+            mode: r.spec.mode,
+            fired: fired.get(r.spec.id) ?? 0,
+          })),
+        }
+      : {}),
   }
 }
