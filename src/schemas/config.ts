@@ -7,7 +7,7 @@ import {
   type WeightKey,
   type Weights,
 } from '../scoring/config.js'
-import { Digits, Nullable, Strict } from './common.js'
+import { Digits, Nullable, StrEnum, Strict } from './common.js'
 
 const value = () => Type.Number({ minimum: 0, maximum: 100 })
 
@@ -20,14 +20,44 @@ function keyed<K extends string>(keys: readonly K[], optional: boolean) {
 export const WeightsPatch = Type.Unsafe<Partial<Weights>>(keyed<WeightKey>(WEIGHT_KEYS, true))
 export const ThresholdsPatch = Type.Unsafe<Partial<Thresholds>>(keyed<ThresholdKey>(THRESHOLD_KEYS, true))
 
+/** A tenant rule (docs/rules.md); the condition is compiled and checked by the service. */
+export const RuleSpec = Strict(
+  {
+    id: Type.String({
+      pattern: '^[a-z][a-z0-9_]{0,39}$',
+      description: 'lower-case letters, digits and _, 1-40 characters; its reason code is rule:<id>',
+    }),
+    description: Type.Optional(Type.String({ maxLength: 200, description: 'shown as the check message' })),
+    when: Type.String({ minLength: 1, maxLength: 2000, description: 'a CEL condition (docs/rules.md)' }),
+    then: Type.Union([
+      Strict({ score: Type.Integer({ minimum: -100, maximum: 100 }) }),
+      Strict({ verdict: StrEnum(['allow', 'review', 'block'] as const) }),
+    ]),
+    mode: StrEnum(['enforce', 'shadow', 'off'] as const),
+    rollout: Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description: 'share of users (or devices) it applies to, %',
+    }),
+  },
+  { description: 'a tenant rule' },
+)
+
 export const ConfigPatch = Strict({
   weights: Type.Optional(WeightsPatch),
   thresholds: Type.Optional(ThresholdsPatch),
+  rules: Type.Optional(
+    Type.Array(RuleSpec, {
+      maxItems: 200,
+      description: "the tenant's whole rule list, replacing the stored one",
+    }),
+  ),
 })
 
 const Section = Type.Object({
   weights: Type.Record(Type.String(), Type.Number()),
   thresholds: Type.Record(Type.String(), Type.Number()),
+  rules: Type.Optional(Type.Array(RuleSpec)),
 })
 
 export const ConfigView = Type.Object({
@@ -76,6 +106,9 @@ const Window = {
 export const SimulateRequest = Strict({
   weights: Type.Optional(WeightsPatch),
   thresholds: Type.Optional(ThresholdsPatch),
+  rules: Type.Optional(
+    Type.Array(RuleSpec, { maxItems: 200, description: 'a proposed rule list, replacing the current one' }),
+  ),
   ...Window,
 })
 
@@ -100,4 +133,14 @@ export const Simulation = Type.Object({
     before: Side,
     after: Side,
   }),
+  rules: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.String(),
+        mode: StrEnum(['enforce', 'shadow', 'off'] as const),
+        fired: Type.Integer({ description: 'simulated events on which its condition held (off rules: 0)' }),
+      }),
+      { description: "the proposal's tenant rules and how often each would fire (absent without rules)" },
+    ),
+  ),
 })

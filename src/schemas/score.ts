@@ -32,6 +32,23 @@ export const DeviceFlags = Strict(
 )
 // Its static type is the engine's DeviceFlags (src/scoring/types.ts): test/schemas/types.test.ts.
 
+/** One of the caller's own fields (docs/rules.md, "Event attributes"). */
+const AttributeValue = Type.Union([
+  Type.String({ maxLength: 256 }),
+  Type.Number(),
+  Type.Boolean(),
+  Type.Array(Type.String({ maxLength: 256 }), { maxItems: 16 }),
+])
+
+export const ATTRIBUTE_KEY = '^[a-z][a-z0-9_]{0,39}$'
+
+export const Attributes = Type.Record(Type.String({ pattern: ATTRIBUTE_KEY }), AttributeValue, {
+  maxProperties: 32,
+  additionalProperties: false,
+  description:
+    'your own fields (amount, currency, card BIN, plan...) for your rules: at most 32 keys of lower-case letters, digits and _ (up to 40 characters); values a string of up to 256 characters, a number, a boolean or up to 16 strings',
+})
+
 export const ScoreRequest = Strict({
   event: Type.String({
     minLength: 1,
@@ -54,6 +71,7 @@ export const ScoreRequest = Strict({
   campaign: Str(256, 'campaign'),
   affiliate: Str(256, 'affiliate'),
   link: Str(512, 'link'),
+  attributes: Type.Optional(Attributes),
 })
 
 const Check = Type.Object({

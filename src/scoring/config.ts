@@ -1,3 +1,5 @@
+import type { CompiledRule } from './rules/types.js'
+
 /** Default weights and thresholds, and how a tenant's overrides combine with them. */
 export const DEFAULT_WEIGHTS = {
   datacenterIp: 45,
@@ -33,6 +35,8 @@ export type Thresholds = Record<ThresholdKey, number>
 export interface ScoringConfig {
   weights: Weights
   thresholds: Thresholds
+  /** The tenant's own rules, compiled (the services compile them once per config version). */
+  rules?: readonly CompiledRule[]
 }
 
 export interface ConfigOverrides {

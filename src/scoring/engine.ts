@@ -7,6 +7,7 @@ import { networkRisk } from './checks/network.js'
 import { timezoneCheck } from './checks/timezone.js'
 import { tlsFingerprint } from './checks/tls.js'
 import { velocity } from './checks/velocity.js'
+import { applyRules } from './rules/apply.js'
 import type { CheckFamily, EngineInput, EngineResult, Verdict } from './types.js'
 
 /**
@@ -45,13 +46,28 @@ export function score(input: EngineInput, families: readonly CheckFamily[] = FAM
   if (allowed.length > 0 && blocked.length === 0) {
     return { score: 0, verdict: 'allow', reasons: allowed.map((c) => c.reason), checks: allowed }
   }
-  const checks = [...blocked, ...families.flatMap((f) => f(input))]
-  const total = clamp(checks.reduce((sum, c) => sum + c.weight, 0))
+  const builtIn = [...blocked, ...families.flatMap((f) => f(input))]
+  const builtInScore = clamp(builtIn.reduce((sum, c) => sum + c.weight, 0))
+  const rules = input.config.rules ?? []
+  const custom =
+    rules.length > 0
+      ? applyRules(input, rules, {
+          reasons: builtIn.map((c) => c.reason),
+          score: blocked.length > 0 ? 100 : builtInScore,
+        })
+      : null
+  const checks = custom ? [...builtIn, ...custom.checks] : builtIn
+  const total = custom ? clamp(checks.reduce((sum, c) => sum + c.weight, 0)) : builtInScore
   const s = blocked.length > 0 ? 100 : total
-  return {
-    score: s,
-    verdict: verdictFor(s, input.config.thresholds),
-    reasons: checks.map((c) => c.reason),
-    checks,
+  let verdict = verdictFor(s, input.config.thresholds)
+  // A tenant rule's verdict: review and block are floors, allow overrides the score; a block list wins.
+  if (custom?.verdict && blocked.length === 0) {
+    const v = custom.verdict
+    if (v === 'allow' || SEVERITY[v] > SEVERITY[verdict]) verdict = v
   }
+  const result: EngineResult = { score: s, verdict, reasons: checks.map((c) => c.reason), checks }
+  if (custom && custom.shadow.length > 0) result.shadow = custom.shadow
+  return result
 }
+
+const SEVERITY: Record<Verdict, number> = { allow: 0, review: 1, block: 2 }

@@ -2,16 +2,20 @@ import type { ListedKind } from '../util/entities.js'
 import type { ScoringConfig } from './config.js'
 import type { NetworkSignals } from './network.js'
 import type { ReasonCode, ReasonFamily } from './reasons.js'
+import type { RuleFacts } from './rules/facts.js'
+import type { CustomReason } from './rules/types.js'
 
-export type Verdict = 'allow' | 'review' | 'block'
+import type { Verdict } from './verdict.js'
+
+export type { Verdict }
 
 /** One fired rule. Evidence holds the raw numbers behind it, never a raw identifier. */
 export interface Check {
-  /** The family of the reason code (see reasons.ts). */
-  check: ReasonFamily
+  /** The family of the reason code (see reasons.ts); `custom` for a tenant rule. */
+  check: ReasonFamily | 'custom'
   key: string
   weight: number
-  reason: ReasonCode
+  reason: ReasonCode | CustomReason
   message: string
   evidence: Record<string, string | number | boolean | null | string[]>
 }
@@ -134,13 +138,17 @@ export interface EngineInput {
   tls?: TlsSignals | null
   /** Operator-network signals; absent when not gathered. */
   network?: NetworkSignals
+  /** What tenant rules read beyond the signals above; absent on events recorded before rules existed. */
+  facts?: RuleFacts
 }
 
 export interface EngineResult {
   score: number
   verdict: Verdict
-  reasons: ReasonCode[]
+  reasons: (ReasonCode | CustomReason)[]
   checks: Check[]
+  /** Ids of the tenant's shadow rules whose condition held (never part of the decision). */
+  shadow?: string[]
 }
 
 /** A check family: a pure function from the input to the checks it fires, in firing order. */

@@ -31,9 +31,12 @@ export interface EmailInput extends IdentifierInput<EmailSignals> {
   analysis: EmailAnalysis
 }
 
-/** A phone is stored (hash and country) but neither scored nor listable. */
+/** A phone is stored (hash and country) but neither scored nor listable; tenant rules read its facts. */
 export interface PhoneInput extends IdentifierInput<never> {
   country: string | null
+  lineType: string | null
+  isVoip: boolean
+  isDisposable: boolean
 }
 
 /** Shared by every identifier without warnings, so the common case allocates no array. */
@@ -113,6 +116,9 @@ export function phoneInput(ctx: RequestContext, raw: string, countryHint: string
   return {
     hash: ctx.hasher.entity('phone', phoneKey(p, raw)),
     country: p.country ?? countryHint?.toUpperCase() ?? null,
+    lineType: p.lineType,
+    isVoip: p.isVoip,
+    isDisposable: p.isDisposable,
     signals: null,
     listKey: null,
     warnings: NONE,

@@ -2,8 +2,8 @@ import type { Static } from '@fastify/type-provider-typebox'
 import type { TenantContext } from '../../context.js'
 import type { ScoreRequest } from '../../schemas/score.js'
 import type { ConfigOverrides, ScoringConfig } from '../../scoring/config.js'
-import { effectiveConfig } from '../../scoring/config.js'
 import type { NetworkSignals } from '../../scoring/network.js'
+import type { RuleFacts } from '../../scoring/rules/facts.js'
 import type { DeviceFlags, ListMatch, TlsSignals } from '../../scoring/types.js'
 import type { BeaconObservation } from '../../store/devices/beacons.js'
 import type { EventAttributes } from '../../store/events/scored-event.js'
@@ -12,7 +12,9 @@ import type { ListKey } from '../../store/rules/lists.js'
 import { latestBeacon, mergeDeviceFlags } from '../devices/beacon.js'
 import { type DeviceResolution, resolveDevice } from '../devices/device.js'
 import { beaconTls } from '../devices/ja4-signatures.js'
+import { effectiveOf, scoringConfig } from '../rules/compile.js'
 import { gatherNetwork } from './network-signals.js'
+import { ruleFacts } from './rule-facts.js'
 import { type EmailInput, emailInput, type IpInput, ipInput, phoneInput } from './score-identifiers.js'
 
 export type ScoreBody = Static<typeof ScoreRequest>
@@ -38,6 +40,8 @@ export interface PreparedEvent {
   /** The JA4 of the beacon's connection, what it matched (known tool, spoofing signature); null without one. */
   tls: TlsSignals | null
   network: NetworkSignals
+  /** What the tenant's rules read beyond the signals (event name and attributes, e-mail and phone facts). */
+  facts: RuleFacts
   warnings: string[]
 }
 
@@ -107,13 +111,14 @@ export async function prepareEvent(
     email,
     timezone: zone ? { zone, countries: ctx.intel.timezoneCountries(zone) } : null,
     lists: matches.map((m) => ({ list: m.list, type: m.type })),
-    config: effectiveConfig(stored.overrides as ConfigOverrides),
+    config: scoringConfig(effectiveOf(stored.overrides as ConfigOverrides)),
     configVersion: stored.version,
     device,
     beacon,
     deviceFlags: mergeDeviceFlags(body.device, beacon),
     tls: beaconTls(beacon?.ja4, ctx.ja4Signatures),
     network,
+    facts: ruleFacts(body, userId, email, phone, device),
     warnings,
   }
 }

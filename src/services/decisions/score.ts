@@ -65,6 +65,7 @@ function* scoreAndRecord(
     history: { ipAccounts, device: dev?.history ?? null },
     network: p.network,
     tls: p.tls,
+    facts: p.facts,
   }
   const result = score(input)
   const event: ScoredEvent = {

@@ -8,52 +8,59 @@ import {
   type ThresholdKey,
   type WeightKey,
 } from '../../scoring/config.js'
+import type { RuleSpec } from '../../scoring/rules/types.js'
 import type { Overrides } from '../../store/rules/config.js'
+import { compileRules, type EffectiveConfig, effectiveOf, scoringConfig } from './compile.js'
 
 export interface ConfigView {
   version: number
-  overrides: ConfigOverrides
-  effective: ScoringConfig
+  overrides: ConfigOverrides & { rules?: RuleSpec[] }
+  effective: EffectiveConfig
 }
 
 export type ConfigPatch = {
   weights?: Partial<Record<WeightKey, number>>
   thresholds?: Partial<Record<ThresholdKey, number>>
+  /** The whole list of the tenant's rules, replacing the stored one. */
+  rules?: RuleSpec[]
 }
 
 export interface ConfigVersion {
   id: number
   createdMs: number
-  config: ScoringConfig
+  config: EffectiveConfig
 }
 
 const view = (version: number, overrides: Overrides): ConfigView => ({
   version,
   overrides: overrides as ConfigOverrides,
-  effective: effectiveConfig(overrides as ConfigOverrides),
+  effective: effectiveOf(overrides as ConfigOverrides),
 })
 
 /** The effective configuration in one canonical JSON form (key order fixed by the defaults). */
-const render = (o: Overrides) => JSON.stringify(effectiveConfig(o as ConfigOverrides))
+const render = (o: Overrides) => JSON.stringify(effectiveOf(o as ConfigOverrides))
 
 export async function getConfig(ctx: TenantContext): Promise<ConfigView> {
   const c = await ctx.store.config.current(ctx.tenant.id)
   return view(c.version, c.overrides)
 }
 
-/** The effective configuration of some overrides; 400 when it is inconsistent. */
+/** The engine configuration of some overrides; 400 when it is inconsistent or a rule cannot compile. */
 function consistent(overrides: Overrides): ScoringConfig {
   const config = effectiveConfig(overrides as ConfigOverrides)
   const problem = configProblem(config)
   if (problem) throw badRequest(problem)
-  return config
+  const rules = overrides.rules && overrides.rules.length > 0 ? compileRules(overrides.rules) : []
+  return rules.length > 0 ? { ...config, rules } : config
 }
 
 /** The stored overrides with a patch applied (keys not sent keep their value), refused when inconsistent. */
 export function mergedConfig(overrides: Overrides, patch: ConfigPatch): ScoringConfig {
+  const rules = patch.rules ?? overrides.rules
   return consistent({
     weights: { ...overrides.weights, ...patch.weights },
     thresholds: { ...overrides.thresholds, ...patch.thresholds },
+    ...(rules ? { rules } : {}),
   })
 }
 
@@ -67,6 +74,7 @@ export async function updateConfig(ctx: TenantContext, patch: ConfigPatch): Prom
     {
       weights: { ...patch.weights } as Record<string, number>,
       thresholds: { ...patch.thresholds } as Record<string, number>,
+      ...(patch.rules !== undefined ? { rules: patch.rules } : {}),
     },
     consistent,
     render,
@@ -88,7 +96,7 @@ export async function listConfigVersions(
   const versions = rows.map((r) => ({
     id: r.version,
     createdMs: r.createdMs,
-    config: JSON.parse(r.config) as ScoringConfig,
+    config: JSON.parse(r.config) as EffectiveConfig,
   }))
   if (rows.length === 0 && offset === 0) {
     const c = await ctx.store.config.current(ctx.tenant.id)
@@ -96,7 +104,7 @@ export async function listConfigVersions(
       versions.push({
         id: 0,
         createdMs: ctx.tenant.createdMs,
-        config: effectiveConfig(c.overrides as ConfigOverrides),
+        config: effectiveOf(c.overrides as ConfigOverrides),
       })
     }
   }
@@ -109,9 +117,9 @@ export async function configOfVersion(
   version: number,
 ): Promise<ScoringConfig | null> {
   const stored = await ctx.store.config.versionConfig(ctx.tenant.id, version)
-  if (stored !== null) return JSON.parse(stored) as ScoringConfig
+  if (stored !== null) return scoringConfig(JSON.parse(stored) as EffectiveConfig)
   if (version !== 0) return null
   // Version 0 is stored by the first change; until then it is the tenant's current configuration.
   const c = await ctx.store.config.current(ctx.tenant.id)
-  return c.version === 0 ? effectiveConfig(c.overrides as ConfigOverrides) : null
+  return c.version === 0 ? scoringConfig(effectiveOf(c.overrides as ConfigOverrides)) : null
 }

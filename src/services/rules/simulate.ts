@@ -1,11 +1,13 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { TenantContext } from '../../context.js'
 import { badRequest } from '../../errors.js'
-import { type ConfigOverrides, effectiveConfig, type ScoringConfig } from '../../scoring/config.js'
+import type { ConfigOverrides, ScoringConfig } from '../../scoring/config.js'
 import { score } from '../../scoring/engine.js'
 import { type RecordedInput, RULES_VERSION, replayInput } from '../../scoring/recorded.js'
+import type { RuleMode } from '../../scoring/rules/types.js'
 import type { Verdict } from '../../scoring/types.js'
 import type { Outcome } from '../../store/rules/rule-performance.js'
+import { effectiveOf, scoringConfig } from './compile.js'
 import { type ConfigPatch, mergedConfig } from './config.js'
 
 export const SIMULATE_DEFAULT_EVENTS = 10_000
@@ -38,6 +40,8 @@ export interface Simulation {
     before: { block: Quality; review: Quality }
     after: { block: Quality; review: Quality }
   }
+  /** Each tenant rule of the proposal and on how many events its condition held (only with rules). */
+  rules?: { id: string; mode: RuleMode; fired: number }[]
 }
 
 const emptyTransitions = (): Transitions => ({
@@ -92,11 +96,12 @@ export async function simulateConfig(
   const tenantId = ctx.tenant.id
   const current = await ctx.store.config.current(tenantId)
   const proposed = mergedConfig(current.overrides, req)
-  const currentConfig: ScoringConfig = effectiveConfig(current.overrides as ConfigOverrides)
+  const currentConfig: ScoringConfig = scoringConfig(effectiveOf(current.overrides as ConfigOverrides))
   const { sinceMs, untilMs, limit } = window(ctx, req)
 
   const transitions = emptyTransitions()
   const labelled: Labelled[] = []
+  const fired = new Map((proposed.rules ?? []).map((r) => [r.spec.id, 0]))
   let events = 0
   let changed = 0
   let skipped = 0
@@ -121,7 +126,13 @@ export async function simulateConfig(
         r.configVersion === current.version && r.rulesVersion === RULES_VERSION
           ? (r.verdict as Verdict)
           : score(replayInput(input, currentConfig)).verdict
-      const after = score(replayInput(input, proposed)).verdict
+      const decided = score(replayInput(input, proposed))
+      const after = decided.verdict
+      if (fired.size > 0) {
+        for (const c of decided.checks)
+          if (c.check === 'custom') fired.set(c.key, (fired.get(c.key) ?? 0) + 1)
+        for (const id of decided.shadow ?? []) fired.set(id, (fired.get(id) ?? 0) + 1)
+      }
       events++
       transitions[before][after]++
       if (before !== after) changed++
@@ -150,5 +161,14 @@ export async function simulateConfig(
       before: side('before'),
       after: side('after'),
     },
+    ...(proposed.rules?.length
+      ? {
+          rules: proposed.rules.map((r) => ({
+            id: r.spec.id,
+            mode: r.spec.mode,
+            fired: fired.get(r.spec.id) ?? 0,
+          })),
+        }
+      : {}),
   }
 }

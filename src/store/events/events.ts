@@ -77,10 +77,10 @@ export interface EventFilter {
   untilMs?: number
 }
 
-const INSERT_EVENT = `INSERT INTO events (${EVENT_COLUMNS}, asn_bad, config_version, rules_version, inputs)
+const INSERT_EVENT = `INSERT INTO events (${EVENT_COLUMNS}, asn_bad, config_version, rules_version, inputs, shadow_rules)
   VALUES (${EVENT_COLUMNS.split(',')
     .map(() => '?')
-    .join(', ')}, ?, ?, ?, ?)`
+    .join(', ')}, ?, ?, ?, ?, ?)`
 
 const likeEscape = (s: string) => s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)
 
@@ -118,6 +118,8 @@ export class EventStore {
       s.decidedBy.configVersion,
       s.decidedBy.rulesVersion,
       JSON.stringify(s.decidedBy.input),
+      // The tenant's shadow rules that held: evidence for promoting them, never part of the decision.
+      r.shadow ? JSON.stringify(r.shadow) : null,
     ])
     if (a.ipHash !== null && a.userId !== null)
       yield* recordIpAccount(a.tenantId, a.ipHash, a.userId, s.createdMs)

@@ -1,8 +1,12 @@
+import type { RuleSpec } from '../../scoring/rules/types.js'
 import { type Db, q } from '../engine/db.js'
 import { Cached, type Invalidation, tenantScoped } from '../engine/invalidation.js'
 
 export type ConfigSection = 'weights' | 'thresholds'
-export type Overrides = Record<ConfigSection, Record<string, number>>
+export type Overrides = Record<ConfigSection, Record<string, number>> & {
+  /** The tenant's own rules (docs/rules.md); absent or empty when it has none. */
+  rules?: RuleSpec[]
+}
 
 /**
  * A tenant's overrides and the number of the config version they make. Version 0 is the configuration
@@ -21,18 +25,23 @@ export interface ConfigVersionRow {
 }
 
 /** Both read in one statement, so the overrides and their version number always belong together. */
-const READ = `SELECT 'version' AS section, '' AS key, COALESCE(MAX(version), 0) AS value
+const READ = `SELECT 'version' AS section, '' AS key, COALESCE(MAX(version), 0) AS value, NULL AS text
                 FROM config_versions WHERE tenant_id = ?
               UNION ALL
-              SELECT section, key, value FROM tenant_config WHERE tenant_id = ?`
+              SELECT section, key, value, NULL FROM tenant_config WHERE tenant_id = ?
+              UNION ALL
+              SELECT 'rules', '', 0, rules FROM tenant_rules WHERE tenant_id = ?`
 
-type Row = { section: ConfigSection | 'version'; key: string; value: number }
+type Row = { section: ConfigSection | 'version' | 'rules'; key: string; value: number; text: string | null }
 
 function toStored(rows: Row[]): StoredConfig {
   const out: StoredConfig = { overrides: { weights: {}, thresholds: {} }, version: 0 }
   for (const r of rows) {
     if (r.section === 'version') out.version = Number(r.value)
-    else out.overrides[r.section][r.key] = Number(r.value)
+    else if (r.section === 'rules') {
+      const rules = JSON.parse(r.text ?? '[]') as RuleSpec[]
+      if (rules.length > 0) out.overrides.rules = rules
+    } else out.overrides[r.section][r.key] = Number(r.value)
   }
   return out
 }
@@ -53,7 +62,7 @@ export class ConfigStore {
   }
 
   async current(tenantId: string): Promise<StoredConfig> {
-    return toStored(await this.db.all<Row>(READ, [tenantId, tenantId]))
+    return toStored(await this.db.all<Row>(READ, [tenantId, tenantId, tenantId]))
   }
 
   /**
@@ -75,11 +84,14 @@ export class ConfigStore {
         'UPDATE tenants SET id = id WHERE id = ? RETURNING created_ms',
         [tenantId],
       )
-      const current = toStored(yield* q.all<Row>(READ, [tenantId, tenantId]))
+      const current = toStored(yield* q.all<Row>(READ, [tenantId, tenantId, tenantId]))
       const merged: Overrides = {
         weights: { ...current.overrides.weights, ...patch.weights },
         thresholds: { ...current.overrides.thresholds, ...patch.thresholds },
       }
+      // Rules are replaced as a whole list when sent.
+      const rules = patch.rules ?? current.overrides.rules
+      if (rules && rules.length > 0) merged.rules = rules
       check(merged)
       const before = effective(current.overrides)
       const after = effective(merged)
@@ -99,6 +111,13 @@ export class ConfigStore {
             [tenantId, section, key, value],
           )
         }
+      }
+      if (patch.rules !== undefined) {
+        yield* q.run(
+          `INSERT INTO tenant_rules (tenant_id, rules) VALUES (?, ?)
+           ON CONFLICT (tenant_id) DO UPDATE SET rules = excluded.rules`,
+          [tenantId, JSON.stringify(patch.rules)],
+        )
       }
       yield* inv.touch(`config:${tenantId}`)
       return { overrides: merged, version }

@@ -439,4 +439,15 @@ INSERT INTO ip_accounts (tenant_id, ip_hash, user_id, last_ms)
    GROUP BY tenant_id, ip_hash, user_id;
 `,
   },
+  {
+    version: 18,
+    name: 'tenant rules and shadow hits',
+    sql: `
+CREATE TABLE tenant_rules (
+  tenant_id TEXT PRIMARY KEY REFERENCES tenants(id) ON DELETE CASCADE,
+  rules TEXT NOT NULL
+);
+ALTER TABLE events ADD COLUMN shadow_rules TEXT;
+`,
+  },
 ]

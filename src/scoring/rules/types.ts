@@ -1,0 +1,39 @@
+import type { Verdict } from '../verdict.js'
+
+/** What a tenant rule does when its condition holds. */
+export type RuleAction = { score: number } | { verdict: Verdict }
+
+/** `enforce` changes the decision; `shadow` is evaluated and recorded only; `off` is not evaluated. */
+export type RuleMode = 'enforce' | 'shadow' | 'off'
+
+/** A tenant-written rule as its config stores it (docs/rules.md). */
+export interface RuleSpec {
+  id: string
+  description?: string
+  /** The CEL condition. */
+  when: string
+  then: RuleAction
+  mode: RuleMode
+  /** Share of subjects (users, or devices without a user) the rule applies to, 0-100. */
+  rollout: number
+}
+
+/** The variables a rule's condition sees (docs/rules.md lists them with their types). */
+export type RuleVariables = Record<string, unknown>
+
+/**
+ * A rule ready to run: `test` evaluates the compiled condition (a thrown error, e.g. a missing key,
+ * means "does not hold"), `reads` names the variables whose values become the firing's evidence.
+ * Compiling needs the CEL library, so the services compile and the engine only calls `test`.
+ */
+export interface CompiledRule {
+  spec: RuleSpec
+  test: (vars: RuleVariables) => boolean
+  reads: readonly string[]
+}
+
+/** Reason codes of tenant rules live in their own namespace: built-in codes never contain a colon. */
+export const CUSTOM_PREFIX = 'rule:'
+export type CustomReason = `rule:${string}`
+export const customReason = (id: string): CustomReason => `${CUSTOM_PREFIX}${id}`
+export const isCustomReason = (code: string): code is CustomReason => code.startsWith(CUSTOM_PREFIX)

@@ -1,0 +1,2 @@
+/** The three verdicts, mildest first. */
+export type Verdict = 'allow' | 'review' | 'block'

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto'
+import type { AttributeValue, RuleFacts } from '../../scoring/rules/facts.js'
+import type { DeviceResolution } from '../devices/device.js'
+import type { EmailInput, PhoneInput } from './score-identifiers.js'
+
+interface EventFields {
+  event: string
+  attributes?: Record<string, AttributeValue>
+  source?: string
+  site?: string
+  campaign?: string
+  affiliate?: string
+}
+
+const text = (s: string | undefined) => (s === undefined || s.trim() === '' ? null : s.trim())
+
+/** A short stable hash: which rollout bucket a subject falls in, without recording the id itself. */
+const subjectKey = (s: string) => createHash('sha256').update(s).digest('base64url').slice(0, 16)
+
+/** What the tenant's rules read of an event beyond the engine's signals (scoring/rules/facts.ts). */
+export function ruleFacts(
+  body: EventFields,
+  userId: string | null,
+  email: EmailInput | null,
+  phone: PhoneInput | null,
+  device: DeviceResolution,
+): RuleFacts {
+  const a = email?.analysis
+  const subject = userId !== null ? `u:${userId}` : device.observed ? `d:${device.resolvedId}` : null
+  return {
+    event: {
+      name: body.event,
+      attributes: body.attributes ?? {},
+      source: text(body.source),
+      site: text(body.site),
+      campaign: text(body.campaign),
+      affiliate: text(body.affiliate),
+    },
+    email:
+      a && !a.malformed
+        ? { free: a.isFreeProvider, aliased: a.isAliased, alias_tricks: [...a.aliasTricks] }
+        : null,
+    phone: phone
+      ? {
+          country: phone.country,
+          line_type: phone.lineType,
+          voip: phone.isVoip,
+          disposable: phone.isDisposable,
+        }
+      : null,
+    subject: subject === null ? null : subjectKey(subject),
+  }
+}

@@ -1,0 +1,207 @@
+import { Environment } from '@marcbachmann/cel-js'
+import { ApiError } from '../../errors.js'
+import { type ConfigOverrides, effectiveConfig, type ScoringConfig } from '../../scoring/config.js'
+import type { CompiledRule, RuleSpec, RuleVariables } from '../../scoring/rules/types.js'
+import { VARIABLE_TYPES } from '../../scoring/rules/variables.js'
+
+/** Bounds of a tenant's rules (docs/rules.md, "Limits"). */
+export const RULE_LIMITS = {
+  rules: 200,
+  expressionChars: 2000,
+  /** Parse-time bounds: no rule can be large enough to make scoring slow. */
+  astNodes: 400,
+  depth: 32,
+  /** Comprehensions (`all`, `exists`, `map`, `filter`…) inside comprehensions: each level multiplies. */
+  nestedMacros: 2,
+} as const
+
+export const RULE_ID = /^[a-z][a-z0-9_]{0,39}$/
+const MACROS = new Set(['all', 'exists', 'exists_one', 'map', 'filter'])
+
+/** The CEL environment: every variable of docs/rules.md declared with its type, nothing else. */
+function environment(): Environment {
+  let env = new Environment({
+    unlistedVariablesAreDyn: false,
+    limits: { maxAstNodes: RULE_LIMITS.astNodes, maxDepth: RULE_LIMITS.depth },
+  })
+  for (const [name, type] of Object.entries(VARIABLE_TYPES)) {
+    if (typeof type === 'string') env = env.registerVariable(name, type)
+    else {
+      const typeName = `verdict.${name}`
+      env = env.registerType(typeName, { fields: { ...type } }).registerVariable(name, typeName)
+    }
+  }
+  return env
+}
+
+const ENV = environment()
+
+/** A rule the config cannot take: which rule, where in its condition, and what is wrong. */
+export class RuleProblem extends ApiError {
+  constructor(index: number, id: string | undefined, problem: string, position?: number) {
+    const where = position === undefined ? '' : ` at position ${position}`
+    super('bad_request', `rules[${index}]${id ? ` (${id})` : ''}: ${problem}${where}`)
+  }
+}
+
+interface Node {
+  op: string
+  args: unknown
+  start?: number
+}
+
+const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && 'op' in v && 'args' in v
+
+/** Walks the AST: the dotted variable paths a condition reads, and its deepest comprehension nesting. */
+function inspect(root: unknown): { reads: string[]; macroDepth: number } {
+  const reads = new Set<string>()
+  let macroDepth = 0
+  const path = (n: Node): string | null => {
+    if (n.op === 'id' && typeof n.args === 'string') return n.args
+    if (n.op === '.' && Array.isArray(n.args) && isNode(n.args[0]) && typeof n.args[1] === 'string') {
+      const base = path(n.args[0])
+      return base === null ? null : `${base}.${n.args[1]}`
+    }
+    if (n.op === '[]' && Array.isArray(n.args) && isNode(n.args[0]) && isNode(n.args[1])) {
+      const key = n.args[1]
+      const base = path(n.args[0])
+      if (base !== null && key.op === 'value' && typeof key.args === 'string') return `${base}.${key.args}`
+    }
+    return null
+  }
+  const walk = (v: unknown, depth: number, bound: Set<string>): void => {
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x, depth, bound)
+      return
+    }
+    if (!isNode(v)) return
+    const p = path(v)
+    if (p !== null) {
+      if (!bound.has(p.split('.')[0]!)) reads.add(p)
+      if (v.op !== 'id') return
+    }
+    if (v.op === 'rcall' && Array.isArray(v.args) && MACROS.has(String(v.args[0]))) {
+      const d = depth + 1
+      macroDepth = Math.max(macroDepth, d)
+      const [, target, params] = v.args as [string, unknown, unknown[]]
+      walk(target, depth, bound)
+      const inner = new Set(bound)
+      const first = Array.isArray(params) ? params[0] : undefined
+      if (isNode(first) && first.op === 'id' && typeof first.args === 'string') inner.add(first.args)
+      walk(Array.isArray(params) ? params.slice(1) : params, d, inner)
+      return
+    }
+    walk(v.args, depth, bound)
+  }
+  walk(root, 0, new Set())
+  return { reads: [...reads].sort(), macroDepth }
+}
+
+/** The character offset a CEL error points at, when it says. */
+function positionOf(err: unknown): number | undefined {
+  const node = (err as { node?: { start?: number; pos?: number } }).node
+  const at = node?.start ?? node?.pos
+  return typeof at === 'number' ? at : undefined
+}
+
+const firstLine = (err: unknown) =>
+  String((err as Error).message ?? err)
+    .split('\n')[0]!
+    .trim()
+
+function compileOne(spec: RuleSpec, index: number): CompiledRule {
+  if (spec.when.length > RULE_LIMITS.expressionChars)
+    throw new RuleProblem(index, spec.id, `when is longer than ${RULE_LIMITS.expressionChars} characters`)
+  let program: ReturnType<Environment['parse']>
+  try {
+    program = ENV.parse(spec.when)
+  } catch (err) {
+    throw new RuleProblem(index, spec.id, `syntax error: ${firstLine(err)}`, positionOf(err))
+  }
+  const check = program.check()
+  if (!check.valid) throw new RuleProblem(index, spec.id, firstLine(check.error), positionOf(check.error))
+  if (check.type !== 'bool' && check.type !== 'dyn')
+    throw new RuleProblem(index, spec.id, `when must be a condition (bool), not ${check.type}`)
+  const { reads, macroDepth } = inspect(program.ast)
+  if (macroDepth > RULE_LIMITS.nestedMacros)
+    throw new RuleProblem(
+      index,
+      spec.id,
+      `comprehensions nest ${macroDepth} deep; at most ${RULE_LIMITS.nestedMacros} are allowed`,
+    )
+  return {
+    spec,
+    reads,
+    test: (vars: RuleVariables) => {
+      try {
+        return program(vars) === true
+      } catch {
+        // An evaluation error (a missing attribute, a type mismatch in dyn values) means "does not hold".
+        return false
+      }
+    },
+  }
+}
+
+/** Compiles a tenant's rules, or throws a RuleProblem naming the first rule that cannot be taken. */
+export function compileRules(specs: readonly RuleSpec[]): CompiledRule[] {
+  if (specs.length > RULE_LIMITS.rules)
+    throw new ApiError('bad_request', `rules: at most ${RULE_LIMITS.rules} rules per tenant`)
+  const seen = new Set<string>()
+  return specs.map((spec, i) => {
+    if (!RULE_ID.test(spec.id))
+      throw new RuleProblem(
+        i,
+        undefined,
+        'id must be lower-case letters, digits and _ (1-40), starting with a letter',
+      )
+    if (seen.has(spec.id)) throw new RuleProblem(i, spec.id, 'id is used by another rule')
+    seen.add(spec.id)
+    return compileOne(spec, i)
+  })
+}
+
+/** Compiled rule sets by their source, so each config version is compiled once per process. */
+const cache = new Map<string, CompiledRule[]>()
+const CACHE_MAX = 1000
+
+/** The same array (a cached config's) maps to its compiled rules without serialising it again. */
+const byArray = new WeakMap<readonly RuleSpec[], CompiledRule[]>()
+
+export function compiledRules(specs: readonly RuleSpec[] | undefined): CompiledRule[] {
+  if (!specs || specs.length === 0) return []
+  const known = byArray.get(specs)
+  if (known) return known
+  const key = JSON.stringify(specs)
+  let rules = cache.get(key)
+  if (!rules) {
+    rules = compileRules(specs)
+    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string)
+    cache.set(key, rules)
+  }
+  byArray.set(specs, rules)
+  return rules
+}
+
+/** A configuration as versions store it: the effective weights and thresholds, and the rules' source. */
+export interface EffectiveConfig {
+  weights: ScoringConfig['weights']
+  thresholds: ScoringConfig['thresholds']
+  rules?: RuleSpec[]
+}
+
+/** The effective configuration of some overrides, rules as written (what a version records). */
+export function effectiveOf(o: ConfigOverrides & { rules?: RuleSpec[] }): EffectiveConfig {
+  const { weights, thresholds } = effectiveConfig(o)
+  const base: EffectiveConfig = { weights, thresholds }
+  if (o.rules && o.rules.length > 0) base.rules = o.rules
+  return base
+}
+
+/** The engine's configuration: rules compiled (once per distinct rule set and process). */
+export function scoringConfig(c: EffectiveConfig): ScoringConfig {
+  const rules = compiledRules(c.rules)
+  return rules.length > 0
+    ? { weights: c.weights, thresholds: c.thresholds, rules }
+    : { weights: c.weights, thresholds: c.thresholds }
+}
