@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config'
 import { CapabilityReporter } from './test/helpers/capability-reporter.js'
 
 /*
- * Four projects (docs/testing.md):
+ * Four projects (README, "Test it"):
  * - unit: everything in-process (the app through inject, SQLite, PostgreSQL, Redis), files in parallel;
  * - fuzz: the property runs; `npm test` runs them short (FUZZ_RUNS), `npm run test:full` at full length;
  * - process: the compiled CLI and server as child processes, clusters, crashes, restarts: one file at a

@@ -1,16 +1,22 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import type { Reporter, TestModule } from 'vitest/node'
-import type { MissingMarker } from './capabilities.js'
+import { CAPABILITY_DIR_VAR, type MissingMarker } from './capabilities.js'
 
 /**
  * Prints, after vitest's own summary, which capabilities this machine lacked and how many tests were
  * skipped for them (test/helpers/capabilities.ts writes one marker per missing capability and file).
- * The marker directory is created here, in the main process, before any worker starts.
+ * The marker directory is made in the main process before any worker starts, once per process (vitest
+ * evaluates the config file again for each project).
  */
 export class CapabilityReporter implements Reporter {
-  readonly dir = mkdtempSync(join(tmpdir(), 'verdict-capabilities-'))
+  readonly dir: string
+  constructor() {
+    process.env[CAPABILITY_DIR_VAR] ??= mkdtempSync(join(tmpdir(), 'verdict-capabilities-'))
+    this.dir = process.env[CAPABILITY_DIR_VAR]
+    mkdirSync(this.dir, { recursive: true })
+  }
 
   onTestRunStart(): void {
     for (const f of readdirSync(this.dir)) rmSync(join(this.dir, f), { force: true })
