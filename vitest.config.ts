@@ -1,11 +1,64 @@
+import { randomBytes } from 'node:crypto'
 import { defineConfig } from 'vitest/config'
+import { CapabilityReporter } from './test/helpers/capability-reporter.js'
+
+/*
+ * Four projects (README, "Test it"):
+ * - unit: everything in-process (the app through inject, SQLite, PostgreSQL, Redis), files in parallel;
+ * - fuzz: the property runs; `npm test` runs them short (FUZZ_RUNS), `npm run test:full` at full length;
+ * - process: the compiled CLI and server as child processes, clusters, crashes, restarts: one file at a
+ *   time, so their timeouts and signals do not compete with each other for the two cores;
+ * - browser: chromium driving the beacon and the console, one file at a time.
+ * `npm test` runs unit and fuzz; `npm run test:full` (CI) runs all four, process and browser after the rest.
+ */
+const PROCESS = [
+  'test/cli*.test.ts',
+  'test/concurrent-start.test.ts',
+  'test/server-lifecycle.test.ts',
+  'test/secret.test.ts',
+  'test/config/start.test.ts',
+  'test/tls/server.test.ts',
+  'test/redis/limiter.test.ts',
+  'test/cluster/**/*.test.ts',
+  'test/reliability/**/*.test.ts',
+]
+const BROWSER = [
+  'test/beacon/identity.test.ts',
+  'test/beacon/integrity.test.ts',
+  'test/beacon/watch.test.ts',
+  'test/console/browser.test.ts',
+  'test/tls/beacon-https.test.ts',
+]
+const FUZZ = ['test/fuzz/**/*.test.ts']
+
+// One id per run: the PostgreSQL copies a run creates are named after it and dropped by its teardown
+// (test/helpers/pg.ts). Workers get it, and the capability reporter's directory, through `env`.
+process.env['VERDICT_PG_RUN'] ??= `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`
+const capabilities = new CapabilityReporter()
+const env = { VERDICT_PG_RUN: process.env['VERDICT_PG_RUN'], VERDICT_CAPABILITY_DIR: capabilities.dir }
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    reporters: ['default', capabilities],
+    env,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...PROCESS, ...BROWSER, ...FUZZ] },
+      },
+      { extends: true, test: { name: 'fuzz', include: FUZZ } },
+      {
+        extends: true,
+        test: { name: 'process', include: PROCESS, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+      {
+        extends: true,
+        test: { name: 'browser', include: BROWSER, fileParallelism: false, sequence: { groupOrder: 2 } },
+      },
+    ],
   },
 })

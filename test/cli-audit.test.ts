@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { build, type Harness, TEST_SECRET } from './helpers/build.js'
-import { PG_URL, pgAvailable } from './helpers/pg.js'
+import { pgAvailable } from './helpers/pg.js'
 import { runCliAsync } from './helpers/processes.js'
 
 const hasPg = await pgAvailable()
@@ -27,10 +27,11 @@ describe('verdict audit export / apply across a PostgreSQL restore', () => {
       expect((await post('/v1/score', PERSON)).statusCode).toBe(200)
       expect((await post('/v1/score', { event: 'signup', user_id: 'stays' })).statusCode).toBe(200)
       const schema = (await h.store.db.get<{ s: string }>('SELECT current_schema() AS s'))!.s
-      const url = `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`
+      const db = h.pgUrl!
+      const url = `${db}?options=${encodeURIComponent(`-c search_path=${schema}`)}`
       const env = { DATABASE_URL: url, VERDICT_SECRET: TEST_SECRET }
       const dump = join(h.dir, 'before.dump')
-      const dumped = spawnSync('pg_dump', ['--format=custom', `--schema=${schema}`, `--file=${dump}`, PG_URL])
+      const dumped = spawnSync('pg_dump', ['--format=custom', `--schema=${schema}`, `--file=${dump}`, db])
       expect(dumped.status, dumped.stderr.toString()).toBe(0)
 
       // The erasure happens after the dump; its audit is exported before the restore.
@@ -45,7 +46,7 @@ describe('verdict audit export / apply across a PostgreSQL restore', () => {
 
       // Restore the dump: the person is back.
       await h.store.db.run(`DROP SCHEMA ${schema} CASCADE`)
-      const restored = spawnSync('pg_restore', ['--dbname', PG_URL, dump])
+      const restored = spawnSync('pg_restore', ['--dbname', db, dump])
       expect(restored.status, restored.stderr.toString()).toBe(0)
       const count = async (user: string) =>
         Number(

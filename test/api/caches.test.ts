@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { openStore, type Store } from '../../src/store/index.js'
 import { eventually } from '../helpers/app.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
-import { PG_URL, pgAvailable } from '../helpers/pg.js'
+import { pgAvailable } from '../helpers/pg.js'
 import { runCli } from '../helpers/processes.js'
 
 const hasPg = await pgAvailable()
@@ -118,7 +118,7 @@ describe('caches on postgres, writes of another node', () => {
     expect(await status(other)).toBe(200)
     expect((await score(other, EVENT)).verdict).not.toBe('block')
     const row = await h.store.db.get<{ s: string }>('SELECT current_schema() AS s')
-    second = await openStore({ kind: 'postgres', url: PG_URL }, { pgSchema: row!.s, listen: false })
+    second = await openStore({ kind: 'postgres', url: h.pgUrl! }, { pgSchema: row!.s, listen: false })
 
     await second.tenants.revokeKey(t.keyId, h.clock.now())
     expect(await eventually(async () => (await status(t)) === 401, PROPAGATION_MS)).toBe(true)

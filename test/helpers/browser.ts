@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core'
+import { missing } from './capabilities.js'
 
 /** Debian's chromium, installed by .ci/run; the tests never download a browser of their own. */
 export const CHROMIUM_PATH = '/usr/bin/chromium'
@@ -16,13 +17,12 @@ const ARGS = [
   '--no-first-run',
 ]
 
-/** Whether the browser tests can run. CI sets VERDICT_REQUIRE_BROWSER=1 so a missing chromium fails. */
+/** Whether the browser tests can run. CI (VERDICT_REQUIRE_ALL / _BROWSER) fails when they cannot. */
 export function browserAvailable(): boolean {
-  if (existsSync(CHROMIUM_PATH)) return true
-  if (process.env['VERDICT_REQUIRE_BROWSER'] === '1')
-    throw new Error(`chromium required but not found at ${CHROMIUM_PATH} (apt-get install -y chromium)`)
-  console.warn(`\n*** chromium not found at ${CHROMIUM_PATH}: browser tests are SKIPPED ***\n`)
-  return false
+  return (
+    existsSync(CHROMIUM_PATH) ||
+    missing('chromium', `not found at ${CHROMIUM_PATH} (apt-get install -y chromium)`)
+  )
 }
 
 export function launchBrowser(): Promise<Browser> {

@@ -13,7 +13,7 @@ import { openStore, type Store } from '../../src/store/index.js'
 import { ManualClock } from '../../src/util/clock.js'
 import { Hasher } from '../../src/util/secrets.js'
 import { testIntel } from './intel.js'
-import { createSchema, PG_URL } from './pg.js'
+import { createDatabase } from './pg.js'
 
 export type Engine = 'sqlite' | 'postgres'
 
@@ -36,21 +36,24 @@ export interface Harness {
   services: AppServices
   /** Directory holding the SQLite files (sqlite engine only). */
   dir: string
+  /** The store's own database (postgres engine only; its tables are in `current_schema()`), for other connections. */
+  pgUrl: string | undefined
   /** The server's background jobs over this app's parts, never started: tests call `runNow`. */
   jobs: Scheduler
   tenant(input?: Partial<NewTenant>): Promise<TestTenant>
   close(): Promise<void>
 }
 
-/** A fresh store (SQLite file in a temp dir, or a fresh PostgreSQL schema) and app. */
+/** A fresh store (SQLite file in a temp dir, or a copy of the migrated PostgreSQL template) and app. */
 export async function openTestStore(engine: Engine = 'sqlite', sqlite?: SqliteOptions) {
   const dir = mkdtempSync(join(tmpdir(), 'verdict-test-'))
   if (engine === 'postgres') {
-    const { schema, drop } = await createSchema()
-    const store = await openStore({ kind: 'postgres', url: PG_URL }, { pgSchema: schema })
+    const { url, schema, drop } = await createDatabase()
+    const store = await openStore({ kind: 'postgres', url }, { pgSchema: schema })
     return {
       store,
       dir,
+      pgUrl: url,
       cleanup: async () => {
         await store.close()
         await drop()
@@ -62,6 +65,7 @@ export async function openTestStore(engine: Engine = 'sqlite', sqlite?: SqliteOp
   return {
     store,
     dir,
+    pgUrl: undefined,
     cleanup: async () => {
       await store.close()
       rmSync(dir, { recursive: true, force: true })
@@ -77,7 +81,7 @@ export async function build(
     } = {},
 ): Promise<Harness> {
   const { engine, sqlite, ...appOptions } = options
-  const { store, dir, cleanup } = await openTestStore(engine, sqlite)
+  const { store, dir, pgUrl, cleanup } = await openTestStore(engine, sqlite)
   const clock = new ManualClock()
   const hasher = new Hasher(TEST_SECRET)
   const intel = appOptions.intel ?? (await testIntel()).intel
@@ -105,6 +109,7 @@ export async function build(
     hasher,
     services: app.services,
     dir,
+    pgUrl,
     jobs,
     async tenant(input = {}) {
       const t = await createTenant(store, clock, { name: `tenant-${++n}`, ...input })

@@ -1,11 +1,12 @@
 import { Redis } from 'ioredis'
 import { randomToken } from '../../src/util/secrets.js'
+import { missing } from './capabilities.js'
 
 export const REDIS_URL = process.env['VERDICT_TEST_REDIS'] ?? 'redis://127.0.0.1:6379/0'
 
 let available: Promise<boolean> | undefined
 
-/** Whether Redis answers at REDIS_URL. CI sets VERDICT_REQUIRE_REDIS=1 so a missing server fails. */
+/** Whether Redis answers at REDIS_URL. CI (VERDICT_REQUIRE_ALL / _REDIS) fails when it does not. */
 export function redisAvailable(): Promise<boolean> {
   available ??= (async () => {
     const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000 })
@@ -15,12 +16,10 @@ export function redisAvailable(): Promise<boolean> {
       await client.ping()
       return true
     } catch (err) {
-      if (process.env['VERDICT_REQUIRE_REDIS'] === '1')
-        throw new Error(`Redis required but not reachable at ${REDIS_URL}: ${(err as Error).message}`)
-      console.warn(
-        `\n*** Redis not reachable at ${REDIS_URL}: Redis tests are SKIPPED (set VERDICT_TEST_REDIS) ***\n`,
+      return missing(
+        'redis',
+        `not reachable at ${REDIS_URL} (set VERDICT_TEST_REDIS): ${(err as Error).message}`,
       )
-      return false
     } finally {
       client.disconnect()
     }

@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { build, type Harness } from '../helpers/build.js'
-import { PG_URL, pgAvailable } from '../helpers/pg.js'
+import { pgAvailable } from '../helpers/pg.js'
 
 const hasPg = await pgAvailable()
 
@@ -53,7 +53,7 @@ describe('storage compaction after erasure', () => {
       expect(res.json().storage).toBe('pending')
       expect(await waiting(h)).toContain('labels')
       const schema = (await h.store.db.get<{ s: string }>('SELECT current_schema() AS s'))?.s
-      const other = new pg.Client({ connectionString: PG_URL })
+      const other = new pg.Client({ connectionString: h.pgUrl! })
       await other.connect()
       try {
         // A long reader of `labels`: the rewrite cannot take the exclusive lock within its timeout.

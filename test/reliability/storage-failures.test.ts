@@ -2,9 +2,11 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
-import { OwnPostgres } from '../helpers/own-postgres.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { skipUnless } from '../helpers/capabilities.js'
+import { OwnPostgres, ownPostgresMissing } from '../helpers/own-postgres.js'
 import { runCliAsync, startServer } from '../helpers/processes.js'
+import { freePort } from '../helpers/redis-server.js'
 
 const SECRET = 'storage-failure-secret-0123456789abcdefgh'
 
@@ -30,13 +32,13 @@ async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, tries = 2
   return v
 }
 
-/** A small filesystem of the test's own, so filling it up harms nothing else. */
-function smallDisk(): { dir: string; release: () => void } | null {
+/** A small filesystem of the test's own, so filling it up harms nothing else; or why none can be mounted. */
+function smallDisk(): { dir: string; release: () => void } | string {
   const dir = mkdtempSync(join(tmpdir(), 'verdict-full-'))
-  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', dir])
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', dir], { encoding: 'utf8' })
   if (r.status !== 0) {
     rmSync(dir, { recursive: true, force: true })
-    return null
+    return `mount -t tmpfs failed: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim()}`
   }
   return {
     dir,
@@ -48,91 +50,89 @@ function smallDisk(): { dir: string; release: () => void } | null {
 }
 
 describe('storage failures answer 503 and recover by themselves', () => {
-  const cleanups: (() => void)[] = []
+  // Set up here, not at collection: a tmpfs of the test's own and a private PostgreSQL on a free port.
+  let disk: { dir: string; release: () => void } | undefined
+  let diskMissing: string | null = null
+  let own: OwnPostgres | undefined
+  let ownMissing: string | null = null
+  beforeAll(async () => {
+    const d = smallDisk()
+    if (typeof d === 'string') diskMissing = d
+    else disk = d
+    ownMissing = ownPostgresMissing()
+    if (ownMissing === null) own = OwnPostgres.create(await freePort())
+  })
   afterAll(() => {
-    for (const c of cleanups) c()
+    disk?.release()
+    own?.destroy()
   })
 
-  const disk = smallDisk()
-  if (!disk) console.warn('\n*** cannot mount a tmpfs here: the SQLite disk-full test is SKIPPED ***\n')
-  it.skipIf(!disk)(
-    'SQLite: a full disk answers 503 with Retry-After, never 500, and scoring resumes when space returns',
-    async () => {
-      const { dir, release } = disk!
-      cleanups.push(release)
-      const env = { DATABASE_URL: `sqlite:${join(dir, 'data', 'verdict.db')}`, VERDICT_SECRET: SECRET }
-      mkdirSync(join(dir, 'data'))
-      const created = await runCliAsync(
-        ['tenants', 'create', '--name', 'full', '--rate-limit', '100000'],
-        env,
+  it('SQLite: a full disk answers 503 with Retry-After, never 500, and scoring resumes when space returns', async (ctx) => {
+    skipUnless(ctx, 'tmpfs', diskMissing)
+    const { dir } = disk!
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'data', 'verdict.db')}`, VERDICT_SECRET: SECRET }
+    mkdirSync(join(dir, 'data'))
+    const created = await runCliAsync(['tenants', 'create', '--name', 'full', '--rate-limit', '100000'], env)
+    const { apiKey } = JSON.parse(created.stdout) as { apiKey: string }
+    const server = await startServer(env)
+    try {
+      expect((await score(server.url, apiKey, 0)).status).toBe(200)
+      // Fill the disk to the last block.
+      const filler = join(dir, 'filler')
+      spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=64k'], { stdio: 'ignore' })
+      const answers = []
+      for (let i = 1; i <= 40; i++) answers.push(await score(server.url, apiKey, i))
+      const statuses = new Set(answers.map((a) => a.status))
+      expect(
+        [...statuses].every((s) => s === 200 || s === 503),
+        JSON.stringify([...statuses]),
+      ).toBe(true)
+      const refused = answers.filter((a) => a.status === 503)
+      expect(refused.length).toBeGreaterThan(0)
+      expect(refused[0]!.retryAfter).not.toBeNull()
+      expect(refused[0]!.body.error).toContain('unavailable')
+      rmSync(filler)
+      const back = await until(
+        () => score(server.url, apiKey, 1000),
+        (a) => a.status === 200,
       )
-      const { apiKey } = JSON.parse(created.stdout) as { apiKey: string }
-      const server = await startServer(env)
-      try {
-        expect((await score(server.url, apiKey, 0)).status).toBe(200)
-        // Fill the disk to the last block.
-        const filler = join(dir, 'filler')
-        spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=64k'], { stdio: 'ignore' })
-        const answers = []
-        for (let i = 1; i <= 40; i++) answers.push(await score(server.url, apiKey, i))
-        const statuses = new Set(answers.map((a) => a.status))
-        expect(
-          [...statuses].every((s) => s === 200 || s === 503),
-          JSON.stringify([...statuses]),
-        ).toBe(true)
-        const refused = answers.filter((a) => a.status === 503)
-        expect(refused.length).toBeGreaterThan(0)
-        expect(refused[0]!.retryAfter).not.toBeNull()
-        expect(refused[0]!.body.error).toContain('unavailable')
-        rmSync(filler)
-        const back = await until(
-          () => score(server.url, apiKey, 1000),
-          (a) => a.status === 200,
-        )
-        expect(back.status).toBe(200)
-        expect(server.alive()).toBe(true)
-      } finally {
-        await server.stop()
-      }
-    },
-  )
+      expect(back.status).toBe(200)
+      expect(server.alive()).toBe(true)
+    } finally {
+      await server.stop()
+    }
+  })
 
-  const own = OwnPostgres.create(55433)
-  if (!own) console.warn('\n*** no PostgreSQL binaries here: the PostgreSQL restart test is SKIPPED ***\n')
-  it.skipIf(!own)(
-    'PostgreSQL restarted mid-run: 503 with Retry-After while it is down, never a hang, then 200 again',
-    async () => {
-      const pg = own!
-      cleanups.push(() => pg.destroy())
+  it('PostgreSQL restarted mid-run: 503 with Retry-After while it is down, never a hang, then 200 again', async (ctx) => {
+    skipUnless(ctx, 'own-postgres', ownMissing)
+    const pg = own!
+    pg.start()
+    const env = { DATABASE_URL: pg.url, VERDICT_SECRET: SECRET }
+    const created = await runCliAsync(
+      ['tenants', 'create', '--name', 'restart', '--rate-limit', '100000'],
+      env,
+    )
+    expect(created.status, created.stderr).toBe(0)
+    const { apiKey } = JSON.parse(created.stdout) as { apiKey: string }
+    const server = await startServer(env)
+    try {
+      expect((await score(server.url, apiKey, 0)).status).toBe(200)
+      pg.stop()
+      const down = await score(server.url, apiKey, 1)
+      expect(down.status).toBe(503)
+      expect(down.retryAfter).not.toBeNull()
+      const health = (await (await fetch(`${server.url}/v1/health`)).json()) as { status: string }
+      expect(health.status).not.toBe('ok')
       pg.start()
-      const env = { DATABASE_URL: pg.url, VERDICT_SECRET: SECRET }
-      const created = await runCliAsync(
-        ['tenants', 'create', '--name', 'restart', '--rate-limit', '100000'],
-        env,
+      const back = await until(
+        () => score(server.url, apiKey, 2),
+        (a) => a.status === 200,
       )
-      expect(created.status, created.stderr).toBe(0)
-      const { apiKey } = JSON.parse(created.stdout) as { apiKey: string }
-      const server = await startServer(env)
-      try {
-        expect((await score(server.url, apiKey, 0)).status).toBe(200)
-        pg.stop()
-        const down = await score(server.url, apiKey, 1)
-        expect(down.status).toBe(503)
-        expect(down.retryAfter).not.toBeNull()
-        const health = (await (await fetch(`${server.url}/v1/health`)).json()) as { status: string }
-        expect(health.status).not.toBe('ok')
-        pg.start()
-        const back = await until(
-          () => score(server.url, apiKey, 2),
-          (a) => a.status === 200,
-        )
-        expect(back.status).toBe(200)
-        const events = await fetch(`${server.url}/v1/events?limit=5`, { headers: { 'x-api-key': apiKey } })
-        expect(((await events.json()) as { total: number }).total).toBe(2)
-      } finally {
-        await server.stop()
-      }
-    },
-    120_000,
-  )
+      expect(back.status).toBe(200)
+      const events = await fetch(`${server.url}/v1/events?limit=5`, { headers: { 'x-api-key': apiKey } })
+      expect(((await events.json()) as { total: number }).total).toBe(2)
+    } finally {
+      await server.stop()
+    }
+  }, 120_000)
 })

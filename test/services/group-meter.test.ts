@@ -11,7 +11,7 @@ import { openStore, type Store } from '../../src/store/index.js'
 import { ManualClock } from '../../src/util/clock.js'
 import { eventually } from '../helpers/app.js'
 import type { Engine } from '../helpers/build.js'
-import { createSchema, PG_URL, pgAvailable } from '../helpers/pg.js'
+import { createDatabase, pgAvailable } from '../helpers/pg.js'
 
 const hasPg = await pgAvailable()
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0)
@@ -24,17 +24,17 @@ afterEach(async () => {
 })
 
 /** Two stores on one database, as two nodes (or two processes on one SQLite file) have. */
-async function twoStores(engine: Engine): Promise<{ a: Store; b: Store; schema: string }> {
+async function twoStores(engine: Engine): Promise<{ a: Store; b: Store; schema: string; url: string }> {
   if (engine === 'postgres') {
-    const { schema, drop } = await createSchema()
-    const a = await openStore({ kind: 'postgres', url: PG_URL }, { pgSchema: schema })
-    const b = await openStore({ kind: 'postgres', url: PG_URL }, { pgSchema: schema })
+    const { url, schema, drop } = await createDatabase()
+    const a = await openStore({ kind: 'postgres', url }, { pgSchema: schema })
+    const b = await openStore({ kind: 'postgres', url }, { pgSchema: schema })
     cleanups.push(
       drop,
       () => a.close(),
       () => b.close(),
     )
-    return { a, b, schema }
+    return { a, b, schema, url }
   }
   const dir = mkdtempSync(join(tmpdir(), 'verdict-meter-'))
   const file = join(dir, 'verdict.db')
@@ -45,7 +45,7 @@ async function twoStores(engine: Engine): Promise<{ a: Store; b: Store; schema: 
     () => a.close(),
     () => b.close(),
   )
-  return { a, b, schema: '' }
+  return { a, b, schema: '', url: '' }
 }
 
 /** A scoring-like job: meters `units`, then records that many lookups (what the units paid for). */
@@ -100,7 +100,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('group meter on %s', (engine) => {
   it.skipIf(engine === 'postgres' && !hasPg)(
     'a group whose final meter write finds the room taken meanwhile runs again exactly',
     async () => {
-      const { a, schema } = await twoStores(engine)
+      const { a, schema, url } = await twoStores(engine)
       const { tenantId } = await createTenant(a, new ManualClock(NOW), { name: 'overtaken' })
       const quota = 3
       await a.db.run('INSERT INTO usage (tenant_id, period, used) VALUES (?, ?, 0)', [tenantId, PERIOD])
@@ -110,7 +110,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('group meter on %s', (engine) => {
         await a.db.run('UPDATE usage SET used = 2 WHERE tenant_id = ?', [tenantId])
       } else {
         // Another node meters 2 units and holds its transaction open while the group reads 0.
-        const other = new pg.Client({ connectionString: PG_URL })
+        const other = new pg.Client({ connectionString: url })
         await other.connect()
         cleanups.push(() => other.end())
         await other.query('BEGIN')

@@ -4,7 +4,7 @@ import { GroupWriter, type Job } from '../../src/services/runtime/group-writer.j
 import { q } from '../../src/store/engine/db.js'
 import { openStore } from '../../src/store/index.js'
 import { eventually } from '../helpers/app.js'
-import { createSchema, PG_URL, pgAvailable } from '../helpers/pg.js'
+import { createDatabase, pgAvailable } from '../helpers/pg.js'
 
 const hasPg = await pgAvailable()
 const GATE = 4242
@@ -26,9 +26,9 @@ afterEach(async () => {
 
 /** A writer on a fresh schema, a second connection that holds the gate, and jobs that record their order. */
 async function setup(parallel?: number) {
-  const { schema, drop } = await createSchema()
-  const store = await openStore({ kind: 'postgres', url: PG_URL }, { pgSchema: schema })
-  const holder = new pg.Client({ connectionString: PG_URL })
+  const { url, schema, drop } = await createDatabase()
+  const store = await openStore({ kind: 'postgres', url }, { pgSchema: schema })
+  const holder = new pg.Client({ connectionString: url })
   await holder.connect()
   cleanups.push(
     drop,

@@ -231,7 +231,7 @@ describe('partitions and retention on PostgreSQL', () => {
       // old events (with their rollup hours and observations) for the next run instead of deleting
       // them row by row.
       const schema = (await h.store.db.get<{ s: string }>('SELECT current_schema() AS s'))?.s
-      const reader = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${schema}` })
+      const reader = new pg.Client({ connectionString: h.pgUrl!, options: `-c search_path=${schema}` })
       await reader.connect()
       await reader.query('BEGIN')
       await reader.query('SELECT COUNT(*) FROM events')
