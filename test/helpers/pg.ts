@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import pg from 'pg'
-import { MIGRATIONS } from '../../src/store/migration-list.js'
-import { migrate } from '../../src/store/migrations.js'
-import { PostgresDb } from '../../src/store/postgres.js'
+import { PostgresDb } from '../../src/store/engine/postgres.js'
+import { MIGRATIONS } from '../../src/store/schema/migration-list.js'
+import { migrate } from '../../src/store/schema/migrations.js'
 import { randomToken } from '../../src/util/secrets.js'
 import { missing } from './capabilities.js'
 
