@@ -24,6 +24,13 @@ interface Identifiers {
 
 const NONE: Identifiers = { ipHash: null, emailHash: null, deviceId: null, userId: null }
 
+/** What recording a label did: its row id, the entities it gave the network, those it suppressed. */
+interface Recorded {
+  id: number
+  contributed: NetworkEntity[]
+  suppressed: NetworkEntity[]
+}
+
 /** The identifiers named in the body's `entities`, hashed as events store them. */
 function givenIdentifiers(ctx: TenantContext, given: NonNullable<LabelBody['entities']>): Identifiers {
   const out = { ...NONE }
@@ -85,25 +92,23 @@ export async function label(ctx: TenantContext, body: LabelBody, idem: Idem = NO
   const hashes = shareable.map((e) => suppressionHash(ctx.hasher, e))
   const already = contributes ? await ctx.store.privacy.suppressed(ctx.tenant.id, hashes) : new Set<string>()
 
-  let contributed: NetworkEntity[] = []
-  let suppressed: NetworkEntity[] = []
   const { store, tenant, hasher } = ctx
-  const result = (labelId: number) => ({
-    label_id: String(labelId),
+  const answer = (r: Recorded) => ({
+    label_id: String(r.id),
     label: body.label,
     event_id: body.event_id ?? null,
-    network: { shared: ctx.tenant.shareNetwork, contributed: contributed.map((e) => e.kind) },
-    suppressed: [...new Set(suppressed.map((e) => e.kind))],
+    network: { shared: tenant.shareNetwork, contributed: r.contributed.map((e) => e.kind) },
+    suppressed: [...new Set(r.suppressed.map((e) => e.kind))],
   })
-  const labelId = await store.db.tx(function* () {
+  return store.db.tx(function* () {
     yield* idem.claim(now)
-    const id = yield* record()
-    yield* idem.complete(result(id))
-    return id
+    const out = answer(yield* record())
+    yield* idem.complete(out)
+    return out
   })
-  return result(labelId)
 
-  function* record(): Work<number> {
+  /** Writes the label and what it causes; returns what it contributed and suppressed. */
+  function* record(): Work<Recorded> {
     const id = yield* store.privacy.addLabel(tenant.id, {
       eventId: body.event_id ?? null,
       label: body.label,
@@ -112,7 +117,6 @@ export async function label(ctx: TenantContext, body: LabelBody, idem: Idem = NO
       createdMs: now,
     })
     if (body.label === 'legit') {
-      suppressed = local
       yield* store.privacy.addSuppressions(
         tenant.id,
         local.map((e) => ({
@@ -123,23 +127,22 @@ export async function label(ctx: TenantContext, body: LabelBody, idem: Idem = NO
           createdMs: now,
         })),
       )
-      return id
+      return { id, contributed: [], suppressed: local }
     }
     if (body.event_id !== undefined) {
       // A confirmed fraud counts toward its ASN's fraud rate once, whatever its verdict was.
       const bad = yield* store.events.markAsnBad(tenant.id, body.event_id)
       if (bad) yield* addAsnBad(tenant.id, bad.asn, bad.createdMs)
     }
-    if (contributes && body.event_id !== undefined) {
-      contributed = shareable.filter((_, i) => !already.has(hashes[i]!))
-      yield* store.network.addFlags({
-        tenantId: tenant.id,
-        entities: contributed,
-        label: body.label,
-        eventId: body.event_id,
-        nowMs: now,
-      })
-    }
-    return id
+    if (!contributes || body.event_id === undefined) return { id, contributed: [], suppressed: [] }
+    const contributed = shareable.filter((_, i) => !already.has(hashes[i]!))
+    yield* store.network.addFlags({
+      tenantId: tenant.id,
+      entities: contributed,
+      label: body.label,
+      eventId: body.event_id,
+      nowMs: now,
+    })
+    return { id, contributed, suppressed: [] }
   }
 }
