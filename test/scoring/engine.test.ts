@@ -43,9 +43,14 @@ const ROWS: Row[] = [
     fires: { vpn_ip: 30 },
   },
   {
-    name: 'datacenter VPN: both codes',
+    name: 'named VPN exit on a hosting network: the VPN only',
     input: { ip: { ...residential, isDatacenter: true, isVpn: true, vpnProvider: 'Mullvad' } },
-    fires: { datacenter_ip: 45, vpn_ip: 30 },
+    fires: { vpn_ip: 30 },
+  },
+  {
+    name: 'unnamed VPN exit on a hosting network: datacenter and proxy',
+    input: { ip: { ...residential, isDatacenter: true, isVpn: true } },
+    fires: { datacenter_ip: 45, proxy_ip: 30 },
   },
   {
     name: 'privacy relay wins over datacenter/proxy/vpn',
@@ -171,6 +176,21 @@ const ROWS: Row[] = [
     fires: { timezone_mismatch: 35 },
   },
   {
+    name: 'traveller: clock of the expected country, IP abroad: counted once, as geo_mismatch',
+    input: { ip: residential, eventCountry: 'DE', timezone: { zone: 'Europe/Berlin', countries: ['DE'] } },
+    fires: { geo_mismatch: 20 },
+  },
+  {
+    name: 'clock of a third country: geo and time zone both fire',
+    input: { ip: residential, eventCountry: 'DE', timezone: { zone: 'Asia/Manila', countries: ['PH'] } },
+    fires: { geo_mismatch: 20, timezone_mismatch: 35 },
+  },
+  {
+    name: 'clock elsewhere, IP where expected: time zone only',
+    input: { ip: residential, eventCountry: 'US', timezone: { zone: 'Europe/Berlin', countries: ['DE'] } },
+    fires: { timezone_mismatch: 35 },
+  },
+  {
     name: 'timezone match',
     input: { ip: residential, timezone: { zone: 'America/New_York', countries: ['US'] } },
     fires: {},
@@ -184,6 +204,11 @@ const ROWS: Row[] = [
     name: 'timezone with header country',
     input: { ipCountry: 'DE', timezone: { zone: 'Europe/Berlin', countries: ['DE'] } },
     fires: {},
+  },
+  {
+    name: 'e-mail relay alias: informational only',
+    input: { email: { ...email, domain: 'mozmail.com', relay: 'Firefox Relay' } },
+    fires: { email_relay: 0 },
   },
   { name: 'ip velocity below tier', input: { history: { ipAccounts: 4 } }, fires: {} },
   { name: 'ip velocity medium at 5', input: { history: { ipAccounts: 5 } }, fires: { ip_velocity: 25 } },
