@@ -62,6 +62,13 @@ export const REASONS = [
     description: 'the email domain cannot receive mail',
   },
   {
+    code: 'email_relay',
+    family: 'emailRisk',
+    fixedWeight: 0,
+    description:
+      'the email address is an alias of a relay service that forwards to a real mailbox; informational, carries no weight',
+  },
+  {
     code: 'gibberish_email',
     family: 'emailRisk',
     weightKey: 'emailGibberish',

@@ -60,6 +60,8 @@ export interface IpSignals {
 export interface EmailSignals {
   domain: string
   isDisposable: boolean
+  /** E-mail relay service of the domain; absent in inputs recorded before relays were recognised. */
+  relay?: string | null
   looksGibberish: boolean
   gibberishScore: number
   hasPlusTag: boolean
