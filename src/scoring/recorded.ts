@@ -44,7 +44,7 @@ export function recordInput(input: EngineInput): RecordedInput {
   const device = history.device
   return {
     ...rest,
-    history: device ? { ipAccounts: history.ipAccounts, device: recordDevice(device) } : history,
+    history: device ? { ...history, device: recordDevice(device) } : history,
   }
 }
 

@@ -210,6 +210,51 @@ const ROWS: Row[] = [
     input: { email: { ...email, domain: 'mozmail.com', relay: 'Firefox Relay' } },
     fires: { email_relay: 0 },
   },
+  {
+    name: 'one account on its mailbox',
+    input: { history: { ipAccounts: null, mailboxAccounts: 1 } },
+    fires: {},
+  },
+  {
+    name: 'mailbox shared by 2 accounts',
+    input: { history: { ipAccounts: null, mailboxAccounts: 2 } },
+    fires: { mailbox_reuse: 25 },
+  },
+  {
+    name: 'mailbox shared by 4 accounts',
+    input: { history: { ipAccounts: null, mailboxAccounts: 4 } },
+    fires: { mailbox_reuse: 45 },
+  },
+  {
+    name: 'established account, new device and new country',
+    input: {
+      history: {
+        ipAccounts: null,
+        account: { events: 2, firstMs: 0, nowMs: 86_400_000, deviceSeen: false, countrySeen: false },
+      },
+    },
+    fires: { account_takeover: 35 },
+  },
+  {
+    name: 'established account, known device abroad',
+    input: {
+      history: {
+        ipAccounts: null,
+        account: { events: 5, firstMs: 0, nowMs: 9e8, deviceSeen: true, countrySeen: false },
+      },
+    },
+    fires: {},
+  },
+  {
+    name: 'account younger than a day',
+    input: {
+      history: {
+        ipAccounts: null,
+        account: { events: 5, firstMs: 0, nowMs: 86_399_999, deviceSeen: false, countrySeen: false },
+      },
+    },
+    fires: {},
+  },
   { name: 'ip velocity below tier', input: { history: { ipAccounts: 4 } }, fires: {} },
   { name: 'ip velocity medium at 5', input: { history: { ipAccounts: 5 } }, fires: { ip_velocity: 25 } },
   { name: 'ip velocity medium at 9', input: { history: { ipAccounts: 9 } }, fires: { ip_velocity: 25 } },

@@ -13,8 +13,8 @@ export { canonicalizeEmail, hasPlusTag } from './canonical.js'
 export type { CatchAllResult, CatchAllStatus } from './catch-all.js'
 export type { DisposableListInfo, DisposableSource } from './disposable.js'
 export type { MxReason, MxResult, MxStatus } from './mx.js'
-export type { ParsedEmail, RejectReason } from './syntax.js'
 export { EMAIL_RELAY_DOMAINS, emailRelayOf } from './relays.js'
+export type { ParsedEmail, RejectReason } from './syntax.js'
 export { normalizeDomain, parseEmail } from './syntax.js'
 
 /** Everything that can be said about an address without the network. */
@@ -96,7 +96,11 @@ export class EmailIntel implements EmailIntelligence {
     // A relay is never also disposable, though some disposable lists carry relay domains.
     const relay = domain ? emailRelayOf(domain) : null
     const domainFlags = domain
-      ? { isDisposable: relay === null && this.disposable.has(domain), relay, isFreeProvider: isFreeProvider(domain) }
+      ? {
+          isDisposable: relay === null && this.disposable.has(domain),
+          relay,
+          isFreeProvider: isFreeProvider(domain),
+        }
       : { isDisposable: false, relay: null, isFreeProvider: false }
     if (!parsed.ok || !canonical) {
       return {
