@@ -15,6 +15,10 @@ export const DEFAULT_WEIGHTS = {
   emailPlusTag: 10,
   geoMismatch: 20,
   deviceVelocity: 25,
+  // Our own signals (docs/scoring.md): accounts on one canonical mailbox, and account takeover.
+  mailboxReuseMed: 25,
+  mailboxReuseHigh: 45,
+  accountTakeover: 35,
 } as const
 
 export const DEFAULT_THRESHOLDS = {
@@ -25,6 +29,7 @@ export const DEFAULT_THRESHOLDS = {
   ipVelocityMed: 5,
   ipVelocityHigh: 10,
   deviceVelocity: 20,
+  mailboxReuseHigh: 4,
 } as const
 
 export type WeightKey = keyof typeof DEFAULT_WEIGHTS

@@ -1,3 +1,4 @@
+import { accountRisk } from './checks/account.js'
 import { deviceReuse, deviceVelocity, sessionBehaviour } from './checks/device.js'
 import { deviceIntegrity } from './checks/device-integrity.js'
 import { emailRisk } from './checks/email-risk.js'
@@ -24,6 +25,7 @@ export const FAMILIES: readonly CheckFamily[] = [
   deviceReuse,
   deviceVelocity,
   sessionBehaviour,
+  accountRisk,
   networkRisk,
 ]
 

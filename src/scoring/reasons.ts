@@ -62,6 +62,25 @@ export const REASONS = [
     description: 'the email domain cannot receive mail',
   },
   {
+    code: 'email_relay',
+    family: 'emailRisk',
+    fixedWeight: 0,
+    description:
+      'the email address is an alias of a relay service that forwards to a real mailbox; informational, carries no weight',
+  },
+  {
+    code: 'mailbox_reuse',
+    family: 'accountRisk',
+    weightKey: ['mailboxReuseMed', 'mailboxReuseHigh'],
+    description: 'several different accounts use the same mailbox, counting aliases of one address as one',
+  },
+  {
+    code: 'account_takeover',
+    family: 'accountRisk',
+    weightKey: 'accountTakeover',
+    description: 'an established account is used from a device and a country it has never used before',
+  },
+  {
     code: 'gibberish_email',
     family: 'emailRisk',
     weightKey: 'emailGibberish',

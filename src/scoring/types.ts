@@ -64,6 +64,8 @@ export interface IpSignals {
 export interface EmailSignals {
   domain: string
   isDisposable: boolean
+  /** E-mail relay service of the domain; absent in inputs recorded before relays were recognised. */
+  relay?: string | null
   looksGibberish: boolean
   gibberishScore: number
   hasPlusTag: boolean
@@ -105,6 +107,23 @@ export interface HistorySignals {
   ipAccounts: number | null
   /** Device history; absent when the event carried neither a fingerprint nor a device token. */
   device?: DeviceHistory | null
+  /** Distinct accounts on the event's canonical mailbox, this one included; absent without both. */
+  mailboxAccounts?: number | null
+  /** The account's earlier events, for takeover; absent for signups and events without an account. */
+  account?: AccountHistory | null
+}
+
+/** What an account's earlier events say about this one (docs/scoring.md, account takeover). */
+export interface AccountHistory {
+  /** Earlier events of the account (counted up to a cap). */
+  events: number
+  /** Time of the oldest of them, and of this event. */
+  firstMs: number
+  nowMs: number
+  /** Whether this event's fingerprint or resolved device appeared on the account; null without a device. */
+  deviceSeen: boolean | null
+  /** Whether this event's IP country appeared on the account; null without a country. */
+  countrySeen: boolean | null
 }
 
 export interface ListMatch {

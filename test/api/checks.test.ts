@@ -61,6 +61,13 @@ describe('POST /v1/check/email', () => {
       fraud_score: 10,
     })
     expect(alias.email.alias_tricks.sort()).toEqual(['domain_alias', 'dot_trick', 'plus_tag'])
+    // Dots in a Gmail address are ordinary: an aliased address with dots only carries no risk.
+    const dots = (await post('/v1/check/email', { email: 'john.smith@gmail.com' })).json()
+    expect(dots.email).toMatchObject({ canonical: 'johnsmith@gmail.com', is_aliased: true, fraud_score: 0 })
+    expect(dots.email.alias_tricks).toEqual(['dot_trick'])
+    expect(dots.summary).toContain('no risk signals')
+    const relay = (await post('/v1/check/email', { email: 'k3x9qzv7tw@mozmail.com' })).json()
+    expect(relay.email).toMatchObject({ is_disposable: false, looks_gibberish: false })
     const noMx = (await post('/v1/check/email', { email: 'bob@no-such-domain-here.example.com' })).json()
     expect(noMx.email).toMatchObject({ mx_valid: false, mx_status: 'none', fraud_score: 60 })
     const nullMx = (await post('/v1/check/email', { email: 'bob@nullmx.example.com' })).json()

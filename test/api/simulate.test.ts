@@ -45,7 +45,8 @@ describe.each<Engine>(['sqlite', 'postgres'])('what-if simulation on %s', (engin
       await scored(DATACENTER, 'fraud'),
       await scored(DATACENTER, 'legit'),
       await scored(DISPOSABLE, 'fraud'),
-      await scored({ ...DATACENTER, ...DISPOSABLE }, 'fraud'),
+      // Another mailbox: one shared by two accounts would add mailbox_reuse.
+      await scored({ ...DATACENTER, ...DISPOSABLE, email: 'another@mailinator.com' }, 'fraud'),
       await scored({}, 'legit'),
     ]
     // The hand computation below rests on exactly these firings.

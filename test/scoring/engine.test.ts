@@ -43,9 +43,14 @@ const ROWS: Row[] = [
     fires: { vpn_ip: 30 },
   },
   {
-    name: 'datacenter VPN: both codes',
+    name: 'named VPN exit on a hosting network: the VPN only',
     input: { ip: { ...residential, isDatacenter: true, isVpn: true, vpnProvider: 'Mullvad' } },
-    fires: { datacenter_ip: 45, vpn_ip: 30 },
+    fires: { vpn_ip: 30 },
+  },
+  {
+    name: 'unnamed VPN exit on a hosting network: datacenter and proxy',
+    input: { ip: { ...residential, isDatacenter: true, isVpn: true } },
+    fires: { datacenter_ip: 45, proxy_ip: 30 },
   },
   {
     name: 'privacy relay wins over datacenter/proxy/vpn',
@@ -171,6 +176,21 @@ const ROWS: Row[] = [
     fires: { timezone_mismatch: 35 },
   },
   {
+    name: 'traveller: clock of the expected country, IP abroad: counted once, as geo_mismatch',
+    input: { ip: residential, eventCountry: 'DE', timezone: { zone: 'Europe/Berlin', countries: ['DE'] } },
+    fires: { geo_mismatch: 20 },
+  },
+  {
+    name: 'clock of a third country: geo and time zone both fire',
+    input: { ip: residential, eventCountry: 'DE', timezone: { zone: 'Asia/Manila', countries: ['PH'] } },
+    fires: { geo_mismatch: 20, timezone_mismatch: 35 },
+  },
+  {
+    name: 'clock elsewhere, IP where expected: time zone only',
+    input: { ip: residential, eventCountry: 'US', timezone: { zone: 'Europe/Berlin', countries: ['DE'] } },
+    fires: { timezone_mismatch: 35 },
+  },
+  {
     name: 'timezone match',
     input: { ip: residential, timezone: { zone: 'America/New_York', countries: ['US'] } },
     fires: {},
@@ -183,6 +203,56 @@ const ROWS: Row[] = [
   {
     name: 'timezone with header country',
     input: { ipCountry: 'DE', timezone: { zone: 'Europe/Berlin', countries: ['DE'] } },
+    fires: {},
+  },
+  {
+    name: 'e-mail relay alias: informational only',
+    input: { email: { ...email, domain: 'mozmail.com', relay: 'Firefox Relay' } },
+    fires: { email_relay: 0 },
+  },
+  {
+    name: 'one account on its mailbox',
+    input: { history: { ipAccounts: null, mailboxAccounts: 1 } },
+    fires: {},
+  },
+  {
+    name: 'mailbox shared by 2 accounts',
+    input: { history: { ipAccounts: null, mailboxAccounts: 2 } },
+    fires: { mailbox_reuse: 25 },
+  },
+  {
+    name: 'mailbox shared by 4 accounts',
+    input: { history: { ipAccounts: null, mailboxAccounts: 4 } },
+    fires: { mailbox_reuse: 45 },
+  },
+  {
+    name: 'established account, new device and new country',
+    input: {
+      history: {
+        ipAccounts: null,
+        account: { events: 2, firstMs: 0, nowMs: 86_400_000, deviceSeen: false, countrySeen: false },
+      },
+    },
+    fires: { account_takeover: 35 },
+  },
+  {
+    name: 'established account, known device abroad',
+    input: {
+      history: {
+        ipAccounts: null,
+        account: { events: 5, firstMs: 0, nowMs: 9e8, deviceSeen: true, countrySeen: false },
+      },
+    },
+    fires: {},
+  },
+  {
+    name: 'account younger than a day',
+    input: {
+      history: {
+        ipAccounts: null,
+        account: { events: 5, firstMs: 0, nowMs: 86_399_999, deviceSeen: false, countrySeen: false },
+      },
+    },
     fires: {},
   },
   { name: 'ip velocity below tier', input: { history: { ipAccounts: 4 } }, fires: {} },

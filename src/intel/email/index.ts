@@ -5,6 +5,7 @@ import { freeProviderCount, isFreeProvider } from './free-providers.js'
 import { scoreMailbox } from './gibberish.js'
 import { GIBBERISH_MODEL } from './gibberish-model.js'
 import { DEFAULT_MX_TIMEOUT_MS, MxResolver, type MxResolverOptions, type MxResult } from './mx.js'
+import { emailRelayOf } from './relays.js'
 import { parseEmail, type RejectReason } from './syntax.js'
 
 export type { AliasTrick, CanonicalEmail } from './canonical.js'
@@ -12,6 +13,7 @@ export { canonicalizeEmail, hasPlusTag } from './canonical.js'
 export type { CatchAllResult, CatchAllStatus } from './catch-all.js'
 export type { DisposableListInfo, DisposableSource } from './disposable.js'
 export type { MxReason, MxResult, MxStatus } from './mx.js'
+export { EMAIL_RELAY_DOMAINS, emailRelayOf } from './relays.js'
 export type { ParsedEmail, RejectReason } from './syntax.js'
 export { normalizeDomain, parseEmail } from './syntax.js'
 
@@ -29,6 +31,8 @@ export interface EmailAnalysis {
   aliasTricks: AliasTrick[]
   hasPlusTag: boolean
   isDisposable: boolean
+  /** The e-mail relay service the domain belongs to (random aliases forwarding to a real mailbox), or null. */
+  relay: string | null
   isFreeProvider: boolean
   looksGibberish: boolean
   /** 0..1, 0.5 on the decision threshold; 0 when the name was too short to judge. */
@@ -89,9 +93,15 @@ export class EmailIntel implements EmailIntelligence {
     const parsed = parseEmail(raw)
     const canonical = parsed.ok ? canonicalizeEmail(raw) : null
     const domain = parsed.domain
+    // A relay is never also disposable, though some disposable lists carry relay domains.
+    const relay = domain ? emailRelayOf(domain) : null
     const domainFlags = domain
-      ? { isDisposable: this.disposable.has(domain), isFreeProvider: isFreeProvider(domain) }
-      : { isDisposable: false, isFreeProvider: false }
+      ? {
+          isDisposable: relay === null && this.disposable.has(domain),
+          relay,
+          isFreeProvider: isFreeProvider(domain),
+        }
+      : { isDisposable: false, relay: null, isFreeProvider: false }
     if (!parsed.ok || !canonical) {
       return {
         malformed: true,
@@ -107,7 +117,8 @@ export class EmailIntel implements EmailIntelligence {
         gibberishScore: 0,
       }
     }
-    const gibberish = scoreMailbox(canonical.canonicalLocal)
+    // Relay aliases are random by design: their names say nothing about who made them.
+    const gibberish = relay ? { looksGibberish: false, score: 0 } : scoreMailbox(canonical.canonicalLocal)
     return {
       malformed: false,
       rejectReason: null,

@@ -1,3 +1,4 @@
+import { REASON } from '../reasons.js'
 import type { Check, CheckFamily } from '../types.js'
 import { fire } from './fire.js'
 
@@ -6,6 +7,16 @@ export const emailRisk: CheckFamily = (input) => {
   if (!e) return []
   const w = input.config.weights
   const out: Check[] = []
+  if (e.relay) {
+    out.push(
+      fire('email_relay', {
+        key: 'emailRelay',
+        weight: REASON.email_relay.fixedWeight,
+        message: `The address is an alias of an e-mail relay service (${e.relay}) that forwards to a real mailbox.`,
+        evidence: { domain: e.domain, service: e.relay },
+      }),
+    )
+  }
   if (e.isDisposable) {
     out.push(
       fire('disposable_email', {

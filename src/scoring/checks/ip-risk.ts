@@ -9,7 +9,9 @@ export function effectiveIpCountry(input: EngineInput): string | null {
 
 /**
  * Network checks. A privacy-relay egress is reported (weight 0) and never also counted as datacenter,
- * proxy or VPN: relay users are ordinary customers of a platform vendor.
+ * proxy or VPN: relay users are ordinary customers of a platform vendor. An exit of a nameable VPN
+ * operator is reported as that VPN only: its servers sit in hosting networks by construction, so
+ * `datacenter_ip` would count the one fact twice (docs/scoring.md).
  */
 export const ipRisk: CheckFamily = (input) => {
   const out: Check[] = []
@@ -25,7 +27,8 @@ export const ipRisk: CheckFamily = (input) => {
       }),
     )
   } else if (ip) {
-    if (ip.isDatacenter) {
+    const namedVpn = ip.isVpn && ip.vpnProvider !== null
+    if (ip.isDatacenter && !namedVpn) {
       out.push(
         fire('datacenter_ip', {
           key: 'datacenterIp',
@@ -38,7 +41,7 @@ export const ipRisk: CheckFamily = (input) => {
       )
     }
     // At most one of vpn_ip / proxy_ip: a nameable VPN operator makes it a VPN, anything else a proxy.
-    if (ip.isVpn && ip.vpnProvider) {
+    if (namedVpn) {
       out.push(
         fire('vpn_ip', {
           key: 'proxyVpn',

@@ -3,12 +3,19 @@ import type { CheckFamily } from '../types.js'
 import { fire } from './fire.js'
 import { effectiveIpCountry } from './ip-risk.js'
 
-/** The browser's time zone belongs to countries that do not include the IP's country. */
+/**
+ * The browser's time zone belongs to countries that do not include the IP's country. When the time zone
+ * is that of the country the event was expected from and `geo_mismatch` already reports the IP elsewhere,
+ * both codes would state one fact (the IP is not where the customer is): it is counted once, as
+ * `geo_mismatch` (docs/scoring.md).
+ */
 export const timezoneCheck: CheckFamily = (input) => {
   const tz = input.timezone
   const country = effectiveIpCountry(input)
   if (!tz?.countries || tz.countries.length === 0 || !country) return []
   if (tz.countries.includes(country)) return []
+  const expected = input.eventCountry?.toUpperCase() ?? null
+  if (expected && expected !== country && tz.countries.includes(expected)) return []
   return [
     fire('timezone_mismatch', {
       key: 'timezoneMismatch',

@@ -71,9 +71,11 @@ export function emailResult(
     score += w.recentAbuse
     bad.push('recently flagged in the operator network')
   }
-  if (a.isAliased) {
+  // Dots in a Gmail address are how people write their name, not a trick: only other re-spellings score.
+  const tricks = a.aliasTricks.filter((t) => t !== 'dot_trick')
+  if (a.isAliased && tricks.length > 0) {
     score += w.aliased
-    bad.push(`alias of another mailbox (${a.aliasTricks.join(', ')})`)
+    bad.push(`alias of another mailbox (${tricks.join(', ')})`)
   }
   if (catchAllHit) {
     score += w.catchAll

@@ -42,9 +42,10 @@ export function ipResult(
   rep: Reputation,
 ): { result: IpResult; summary: string; warnings: string[] } {
   const w = IDENTIFIER_WEIGHTS.ip
-  // A privacy-relay egress is never also datacenter, proxy or VPN.
+  // A privacy-relay egress is never also datacenter, proxy or VPN; a named VPN operator's exit is a VPN,
+  // not also a datacenter (as in the event score).
   const relay = ip.isPrivacyRelay
-  const dc = !relay && ip.isDatacenter
+  const dc = !relay && ip.isDatacenter && !(ip.isVpn && ip.vpnProvider)
   const tor = !relay && ip.isTor
   const vpn = !relay && ip.isVpn
   const proxy = !relay && ip.isProxy

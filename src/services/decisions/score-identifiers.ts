@@ -102,6 +102,7 @@ export async function emailInput(ctx: RequestContext, raw: string): Promise<Emai
     signals: {
       domain: analysis.domain,
       isDisposable: analysis.isDisposable,
+      relay: analysis.relay,
       looksGibberish: analysis.looksGibberish,
       gibberishScore: analysis.gibberishScore,
       hasPlusTag: analysis.hasPlusTag,

@@ -6,7 +6,7 @@ import { score } from '../../scoring/engine.js'
 import { templateExplanation } from '../../scoring/explain.js'
 import { OUTSIDE_SIGNAL_CODES } from '../../scoring/reasons.js'
 import { RULES_VERSION, recordInput } from '../../scoring/recorded.js'
-import type { EngineInput, EngineResult } from '../../scoring/types.js'
+import type { AccountHistory, EngineInput, EngineResult } from '../../scoring/types.js'
 import type { Work } from '../../store/engine/db.js'
 import type { GroupCounters } from '../../store/events/aggregates.js'
 import type { GroupMeter } from '../../store/events/group-meter.js'
@@ -38,6 +38,32 @@ export function countsAsBadForAsn(result: EngineResult, blockThreshold: number):
   return Math.min(100, core) >= blockThreshold
 }
 
+/** Events that create an account have no account history to compare with. */
+const ACCOUNT_CREATING = new Set(['signup', 'sign_up', 'register', 'registration', 'account_created'])
+
+/** The account's earlier events as takeover reads them; null for signups and events without an account. */
+function* accountHistory(
+  ctx: TenantContext,
+  a: PreparedEvent['attributes'],
+  now: number,
+): Work<AccountHistory | null> {
+  if (a.userId === null || ACCOUNT_CREATING.has(a.event.trim().toLowerCase())) return null
+  const h = yield* ctx.store.events.accountHistory(
+    a.tenantId,
+    a.userId,
+    { fingerprint: a.deviceId, resolvedId: a.device?.resolvedId ?? null },
+    a.ipCountry,
+  )
+  if (h.firstMs === null) return null
+  return {
+    events: h.events,
+    firstMs: h.firstMs,
+    nowMs: now,
+    deviceSeen: a.deviceId === null && a.device === null ? null : h.deviceSeen,
+    countrySeen: a.ipCountry === null ? null : h.countrySeen,
+  }
+}
+
 /**
  * Reads the history this event needs, runs the pure engine and records the event, all in the writer's
  * unit of work so the next event (of this batch or of a concurrent request) sees this one.
@@ -53,6 +79,11 @@ function* scoreAndRecord(
     ? yield* ctx.store.events.ipAccounts(a.tenantId, a.ipHash, now - VELOCITY_WINDOW_MS, a.userId)
     : null
   const dev = yield* deviceHistory(ctx, a, now)
+  const mailboxAccounts =
+    a.emailHash && a.userId
+      ? yield* ctx.store.events.mailboxAccounts(a.tenantId, a.emailHash, a.userId)
+      : null
+  const account = yield* accountHistory(ctx, a, now)
   const input: EngineInput = {
     config: p.config,
     lists: p.lists,
@@ -62,7 +93,7 @@ function* scoreAndRecord(
     email: p.email?.signals ?? null,
     device: p.deviceFlags,
     timezone: p.timezone,
-    history: { ipAccounts, device: dev?.history ?? null },
+    history: { ipAccounts, device: dev?.history ?? null, mailboxAccounts, account },
     network: p.network,
     tls: p.tls,
     facts: p.facts,

@@ -1,6 +1,12 @@
 import { type Db, type Param, q, type Work } from '../engine/db.js'
 import { HOUR_MS } from './aggregates.js'
-import { countIpAccounts, recordIpAccount, trimIpAccounts } from './ip-accounts.js'
+import { ACCOUNT_COUNT_CAP, countIpAccounts, recordIpAccount, trimIpAccounts } from './ip-accounts.js'
+
+/** Earlier events of an account read for takeover: enough to know its devices and countries. */
+const ACCOUNT_HISTORY_CAP = 500
+/** Events of one mailbox read to count its accounts: bounds the read for a very active mailbox. */
+const MAILBOX_ROWS_CAP = 2000
+
 import type { EventAttributes, ScoredEvent } from './scored-event.js'
 
 /** What is stored of a scored event: hashes and coarse attributes, never a raw email, IP or phone. */
@@ -137,6 +143,54 @@ export class EventStore {
   /** Distinct accounts scored from an IP since `sinceMs`, this event's included (store/events/ip-accounts.ts). */
   *ipAccounts(tenantId: string, ipHash: string, sinceMs: number, userId: string | null): Work<number> {
     return yield* countIpAccounts(tenantId, ipHash, sinceMs, userId)
+  }
+
+  /**
+   * Distinct accounts with events on a canonical mailbox, `userId` (the event being scored) counted
+   * whether or not it was seen before, up to ACCOUNT_COUNT_CAP, from at most MAILBOX_ROWS_CAP of its events:
+   * one bounded range of the email index.
+   */
+  *mailboxAccounts(tenantId: string, emailHash: string, userId: string): Work<number> {
+    const r = yield* q.get<{ n: number; seen: number | null }>(
+      // The inner LIMIT keeps the read on the email index: with DISTINCT alone SQLite walked the
+      // tenant's events in user order (events_user), one full scan per scored event.
+      `SELECT COUNT(*) AS n, MAX(CASE WHEN user_id = ? THEN 1 ELSE 0 END) AS seen FROM (
+         SELECT DISTINCT user_id FROM (
+           SELECT user_id FROM events WHERE tenant_id = ? AND email_hash = ? AND user_id IS NOT NULL
+            LIMIT ${MAILBOX_ROWS_CAP}) AS mailbox_rows
+          LIMIT ${ACCOUNT_COUNT_CAP}) AS accounts`,
+      [userId, tenantId, emailHash],
+    )
+    const n = Number(r?.n ?? 0)
+    return Math.min(ACCOUNT_COUNT_CAP, Number(r?.seen ?? 0) === 1 ? n : n + 1)
+  }
+
+  /**
+   * An account's earlier allowed events (up to ACCOUNT_HISTORY_CAP of them): how many, the oldest time,
+   * and whether the fingerprint / resolved device and the IP country given appeared among them. Only an
+   * allowed event vouches for its device and country: a takeover's first login must not make the
+   * attacker's device and country "known" for the checkout that follows.
+   */
+  *accountHistory(
+    tenantId: string,
+    userId: string,
+    device: { fingerprint: string | null; resolvedId: string | null },
+    country: string | null,
+  ): Work<{ events: number; firstMs: number | null; deviceSeen: boolean; countrySeen: boolean }> {
+    const r = yield* q.get<{ n: number; first_ms: number | null; dev: number | null; ctry: number | null }>(
+      `SELECT COUNT(*) AS n, MIN(created_ms) AS first_ms,
+              MAX(CASE WHEN device_id = ? OR resolved_device_id = ? THEN 1 ELSE 0 END) AS dev,
+              MAX(CASE WHEN ip_country = ? THEN 1 ELSE 0 END) AS ctry
+         FROM (SELECT created_ms, device_id, resolved_device_id, ip_country FROM events
+                WHERE tenant_id = ? AND user_id = ? AND verdict = 'allow' LIMIT ${ACCOUNT_HISTORY_CAP}) AS earlier`,
+      [device.fingerprint ?? '', device.resolvedId ?? '', country ?? '', tenantId, userId],
+    )
+    return {
+      events: Number(r?.n ?? 0),
+      firstMs: r?.first_ms === null || r?.first_ms === undefined ? null : Number(r.first_ms),
+      deviceSeen: Number(r?.dev ?? 0) === 1,
+      countrySeen: Number(r?.ctry ?? 0) === 1,
+    }
   }
 
   /** Deletes up to `limit` IP → account pairs last seen before `beforeMs` (the velocity-trim job). */

@@ -23,10 +23,25 @@ describe('EmailIntel facade', () => {
       aliasTricks: ['plus_tag', 'dot_trick', 'domain_alias'],
       hasPlusTag: true,
       isDisposable: false,
+      relay: null,
       isFreeProvider: true,
       looksGibberish: false,
       gibberishScore: expect.any(Number),
     })
+  })
+
+  it('recognises e-mail relay aliases as relays, neither disposable nor gibberish', () => {
+    for (const [address, service] of [
+      ['quartz_falcon_42@duck.com', 'DuckDuckGo Email Protection'],
+      ['k3x9qzv7tw@mozmail.com', 'Firefox Relay'],
+      ['emma.river417@simplelogin.com', 'SimpleLogin'],
+      ['xq7vz2kd9p@privaterelay.appleid.com', 'Sign in with Apple'],
+      ['shop.x7k2@someone.anonaddy.com', 'addy.io'],
+    ] as const) {
+      const a = intel.analyze(address)
+      expect(a, address).toMatchObject({ relay: service, isDisposable: false, looksGibberish: false })
+    }
+    expect(intel.analyze('xkqzvbwpj@mailinator.com').relay).toBeNull()
   })
 
   it('flags a disposable, machine-made address', () => {
