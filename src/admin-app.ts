@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify'
 import type { Metrics } from './observability/metrics.js'
 import type { Readiness } from './observability/readiness.js'
 import { registerErrorHandling } from './plugins/errors.js'
@@ -15,7 +15,12 @@ export async function buildAdminApp(opts: {
   metrics: Metrics
   logger?: FastifyServerOptions['logger']
 }): Promise<FastifyInstance> {
-  const app = Fastify({ logger: opts.logger ?? false, genReqId: requestIdOf, disableRequestLogging: true })
+  // Probes every few seconds would flood the log: this listener logs errors only.
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    genReqId: requestIdOf,
+    logController: new LogController({ disableRequestLogging: true }),
+  })
   registerErrorHandling(app)
   registerProbeRoutes(app, { readiness: opts.readiness, metrics: opts.metrics })
   await app.ready()

@@ -43,8 +43,20 @@ export interface Harness {
 }
 
 /** A fresh store (SQLite file in a temp dir, or a fresh PostgreSQL schema) and app. */
-export async function openTestStore(engine: Engine = 'sqlite', sqlite?: SqliteOptions) {
+export async function openTestStore(engine: Engine = 'sqlite', sqlite?: SqliteOptions, pgUrl?: string) {
   const dir = mkdtempSync(join(tmpdir(), 'verdict-test-'))
+  if (pgUrl) {
+    // A server of the test's own (helpers/own-postgres.ts): its default schema is the test's alone.
+    const store = await openStore({ kind: 'postgres', url: pgUrl })
+    return {
+      store,
+      dir,
+      cleanup: async () => {
+        await store.close()
+        rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  }
   if (engine === 'postgres') {
     const { schema, drop } = await createSchema()
     const store = await openStore({ kind: 'postgres', url: PG_URL }, { pgSchema: schema })
@@ -70,14 +82,14 @@ export async function openTestStore(engine: Engine = 'sqlite', sqlite?: SqliteOp
 }
 
 export async function build(
-  options: { engine?: Engine; sqlite?: SqliteOptions } & Partial<
+  options: { engine?: Engine; sqlite?: SqliteOptions; pgUrl?: string } & Partial<
     Omit<AppOptions, 'store' | 'clock' | 'hasher' | 'intel'>
   > & {
       intel?: AppOptions['intel']
     } = {},
 ): Promise<Harness> {
-  const { engine, sqlite, ...appOptions } = options
-  const { store, dir, cleanup } = await openTestStore(engine, sqlite)
+  const { engine, sqlite, pgUrl, ...appOptions } = options
+  const { store, dir, cleanup } = await openTestStore(engine, sqlite, pgUrl)
   const clock = new ManualClock()
   const hasher = new Hasher(TEST_SECRET)
   const intel = appOptions.intel ?? (await testIntel()).intel
