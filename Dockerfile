@@ -5,6 +5,10 @@
 ARG BASE=node:20-bookworm-slim
 
 FROM ${BASE} AS build
+# Compilers for better-sqlite3 when its prebuilt binary cannot be downloaded (no access to GitHub).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 # `npm install` honours the lockfile (`npm ci` insists on lock entries for every platform's Biome binary).
