@@ -8,7 +8,6 @@ import { backgroundJobs, Scheduler } from './jobs/index.js'
 import { storeLease } from './jobs/lease.js'
 import { Metrics } from './observability/metrics.js'
 import { Readiness } from './observability/readiness.js'
-import { Tracing } from './observability/tracing.js'
 import { SharedRedis } from './redis/connection.js'
 import { RedisLimiter } from './redis/limiter.js'
 import { bootstrapDefaultTenant } from './services/access/tenants.js'
@@ -30,7 +29,10 @@ async function main(): Promise<void> {
   const logger = { level: settings.logLevel }
   // Operators see the start: with VERDICT_ADMIN_PORT, /readyz answers 503 (migrating) until the end of it.
   const obs = settings.observability
-  const tracing = obs.otlpEndpoint ? Tracing.start(obs.otlpEndpoint, version) : undefined
+  // Imported only when on: the OpenTelemetry SDK takes a while to load.
+  const tracing = obs.otlpEndpoint
+    ? (await import('./observability/tracing.js')).Tracing.start(obs.otlpEndpoint, version)
+    : undefined
   const metrics = new Metrics({ tenantLabels: obs.tenantLabels, ...(tracing ? { span: tracing.span } : {}) })
   const readiness = new Readiness('migrating')
   const admin = obs.adminPort === undefined ? null : await buildAdminApp({ readiness, metrics, logger })

@@ -20,9 +20,10 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic
 const TRACES_PATH = 'v1/traces'
 
 /**
- * OpenTelemetry tracing through the SDK's OTLP/HTTP exporter. Built only when
- * OTEL_EXPORTER_OTLP_ENDPOINT is set: without it nothing here is loaded into the request path (the
- * app installs no tracing hook and `Signals.span` just calls its function), so tracing off costs nothing.
+ * OpenTelemetry tracing through the SDK's OTLP/HTTP exporter. Loaded (dynamically, by server.ts) and
+ * built only when OTEL_EXPORTER_OTLP_ENDPOINT is set: without it the SDK is never imported (seconds of
+ * start-up on a busy machine), the app installs no tracing hook and `Signals.span` just calls its
+ * function, so tracing off costs nothing. Other modules import only its types.
  * `start` registers the provider, the async-local-storage context manager and the W3C propagator
  * globally (the OpenTelemetry API's model), which is why only server.ts (or a test) calls it.
  */
@@ -73,8 +74,15 @@ export class Tracing {
     )
 
   /** Runs `fn` (and everything it starts) inside `ctx`. */
-  static within<T>(ctx: Context, fn: () => T): T {
+  within<T>(ctx: Context, fn: () => T): T {
     return context.with(ctx, fn)
+  }
+
+  /** Ends a request's server span with its status (5xx marks it as an error). */
+  endRequest(span: Span, status: number): void {
+    span.setAttribute('http.response.status_code', status)
+    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
+    span.end()
   }
 
   /** Exports what is buffered and unregisters the global provider. */
@@ -87,4 +95,3 @@ export class Tracing {
 }
 
 export type { Span }
-export { SpanStatusCode }

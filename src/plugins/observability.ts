@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Context } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import type { Metrics } from '../observability/metrics.js'
-import { type Span, SpanStatusCode, Tracing } from '../observability/tracing.js'
+import type { Span, Tracing } from '../observability/tracing.js'
 import { newRequestId } from './errors.js'
 
 /** A caller's request id is kept when it is short and plain: it ends up in logs and headers. */
@@ -66,7 +66,7 @@ export function registerObservability(app: FastifyInstance, opts: ObservabilityO
     const route = routeOf(request)
     const method = METHODS.has(request.method) ? request.method : 'OTHER'
     metrics?.request(method, route, status, reply.elapsedTime / 1000)
-    if (request.traceSpan) endSpan(request.traceSpan, status)
+    if (request.traceSpan) tracing?.endRequest(request.traceSpan, status)
     logRequest(request, reply, method, route, status)
     done()
   })
@@ -79,7 +79,7 @@ export function registerObservability(app: FastifyInstance, opts: ObservabilityO
     span.setAttribute('verdict.request_id', request.id)
     request.traceSpan = span
     request.traceContext = ctx
-    Tracing.within(ctx, done)
+    tracing.within(ctx, done)
   })
   // Body parsing runs in the socket's context, so the handler is re-entered in the request's.
   app.addHook('onRoute', (route) => {
@@ -87,16 +87,10 @@ export function registerObservability(app: FastifyInstance, opts: ObservabilityO
     route.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
       const ctx = request.traceContext
       return ctx
-        ? Tracing.within(ctx, () => handler.call(this, request, reply))
+        ? tracing.within(ctx, () => handler.call(this, request, reply))
         : handler.call(this, request, reply)
     } as RouteHandlerMethod
   })
-}
-
-function endSpan(span: Span, status: number): void {
-  span.setAttribute('http.response.status_code', status)
-  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
-  span.end()
 }
 
 function logRequest(
