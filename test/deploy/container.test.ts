@@ -59,7 +59,7 @@ describe.skipIf(!enabled)('the container image', () => {
 
   it('builds, runs as its own user, answers the probes, reports healthy and stops cleanly', async () => {
     const built = engine(
-      ['build', '--network', 'host', '--build-arg', `BASE=${BASE}`, '-t', TAG, '.'],
+      ['build', '--format', 'docker', '--network', 'host', '--build-arg', `BASE=${BASE}`, '-t', TAG, '.'],
       1_500_000,
     )
     expect(built.status, built.out.slice(-4000)).toBe(0)
