@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import type { Context } from '@opentelemetry/api'
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Metrics } from '../observability/metrics.js'
 import type { Span, Tracing } from '../observability/tracing.js'
 import { newRequestId } from './errors.js'
@@ -30,7 +29,6 @@ declare module 'fastify' {
     failure: Error | null
     /** The server span, when tracing is on. */
     traceSpan: Span | null
-    traceContext: Context | null
   }
 }
 
@@ -44,14 +42,13 @@ export interface ObservabilityOptions {
  * duration, request id, tenant id and the caller's trace id. Never the URL, the body, an address or a
  * key. The request id goes back on every response. With metrics, every answer is counted by route,
  * method and status; with tracing, each request is a server span continuing the caller's
- * `traceparent`, and its handler runs inside that span. Registered before the guard, so refusals
+ * `traceparent`, and the rest of the request (hooks, body, handler) runs inside that span's context. Registered before the guard, so refusals
  * (401, 429, 503) are logged and counted too.
  */
 export function registerObservability(app: FastifyInstance, opts: ObservabilityOptions): void {
   const { metrics, tracing } = opts
   app.decorateRequest('failure', null)
   app.decorateRequest('traceSpan', null)
-  app.decorateRequest('traceContext', null)
 
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id)
@@ -78,18 +75,7 @@ export function registerObservability(app: FastifyInstance, opts: ObservabilityO
     span.setAttribute('http.route', routeOf(request))
     span.setAttribute('verdict.request_id', request.id)
     request.traceSpan = span
-    request.traceContext = ctx
     tracing.within(ctx, done)
-  })
-  // Body parsing runs in the socket's context, so the handler is re-entered in the request's.
-  app.addHook('onRoute', (route) => {
-    const handler = route.handler as (this: FastifyInstance, ...args: unknown[]) => unknown
-    route.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-      const ctx = request.traceContext
-      return ctx
-        ? tracing.within(ctx, () => handler.call(this, request, reply))
-        : handler.call(this, request, reply)
-    } as RouteHandlerMethod
   })
 }
 

@@ -76,15 +76,20 @@ describe('traces through the OpenTelemetry SDK to an OTLP/HTTP collector', () =>
 
   it('continues the caller traceparent: request, identifier analysis, group commit and AI call spans', async () => {
     const t = await h.tenant()
-    const res = await h.app.inject({
+    // Over a real socket: the body arrives in the socket's async context, not the request's.
+    const base = await h.app.listen({ host: '127.0.0.1', port: 0 })
+    const res = await fetch(`${base}/v1/score`, {
       method: 'POST',
-      url: '/v1/score',
-      headers: { ...t.headers, traceparent: `00-${TRACE_ID}-${PARENT_SPAN}-01` },
-      payload: { event: 'signup', email: 'someone@example.com', ip: '203.0.113.9' },
+      headers: {
+        ...t.headers,
+        'content-type': 'application/json',
+        traceparent: `00-${TRACE_ID}-${PARENT_SPAN}-01`,
+      },
+      body: JSON.stringify({ event: 'signup', email: 'someone@example.com', ip: '203.0.113.9' }),
     })
-    expect(res.statusCode).toBe(200)
+    expect(res.status).toBe(200)
     // A request without a traceparent starts a trace of its own.
-    await h.app.inject({ url: '/v1/health' })
+    expect((await fetch(`${base}/v1/health`)).status).toBe(200)
     // Shutting down flushes the batch processor to the collector.
     await tracing.shutdown()
 
