@@ -4,14 +4,13 @@ import type { Ajv } from 'ajv'
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify'
 import { envDefault } from './config/schema.js'
 import { composeServices, type ServiceOptions } from './context.js'
-import {
-  answerFrameworkError,
-  formatValidation,
-  newRequestId,
-  registerErrorHandling,
-} from './plugins/errors.js'
+import type { Metrics } from './observability/metrics.js'
+import { Readiness } from './observability/readiness.js'
+import type { Tracing } from './observability/tracing.js'
+import { answerFrameworkError, formatValidation, registerErrorHandling } from './plugins/errors.js'
 import { registerGuard } from './plugins/guard.js'
 import { registerJsonBody, registerNoNul } from './plugins/json-body.js'
+import { registerObservability, requestIdOf } from './plugins/observability.js'
 import { registerOpenApi } from './plugins/openapi.js'
 import { registerBeaconRoutes, registerBeaconScriptRoutes } from './routes/beacon.js'
 import { registerCheckRoutes } from './routes/checks.js'
@@ -27,6 +26,7 @@ import { registerListRoutes } from './routes/lists.js'
 import { registerLookupRoutes } from './routes/lookups.js'
 import { registerOpenApiRoute } from './routes/openapi.js'
 import { registerPrivacyRoutes } from './routes/privacy.js'
+import { registerProbeRoutes } from './routes/probes.js'
 import { registerReplayRoutes } from './routes/replay.js'
 import { registerRuleRoutes } from './routes/rules.js'
 import { registerScoreRoutes } from './routes/score.js'
@@ -58,6 +58,17 @@ export interface AppOptions extends ServiceOptions {
   /** Default: VERDICT_BODY_LIMIT_BYTES's default. */
   bodyLimitBytes?: number
   logger?: FastifyServerOptions['logger']
+  /** Metrics, probes and traces (src/observability/, docs/operations.md). */
+  observability?: {
+    metrics?: Metrics | undefined
+    tracing?: Tracing | undefined
+    /** Default: always ready once built. */
+    readiness?: Readiness | undefined
+    /** false: /livez, /readyz and /metrics are on the admin listener (VERDICT_ADMIN_PORT), not here. */
+    probes?: boolean
+    /** /metrics here needs this bearer token (VERDICT_METRICS_TOKEN); without one it is not served here. */
+    metricsToken?: string | undefined
+  }
 }
 
 /**
@@ -76,11 +87,11 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     },
     schemaErrorFormatter: formatValidation,
     requestIdHeader: false,
-    genReqId: newRequestId,
+    genReqId: requestIdOf,
     frameworkErrors: answerFrameworkError,
     // Path parameters are bounded by their schemas (device ids up to 256 characters), not by the router.
     routerOptions: { maxParamLength: 1024 },
-    // Per-request access logs cost throughput on the scoring path; errors are still logged.
+    // Fastify's two lines per request are replaced by one of ours (plugins/observability.ts).
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
@@ -90,8 +101,19 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   registerNoNul(app)
 
   // Built once; each request's context is a view over it (src/context.ts).
-  const services = composeServices(opts)
+  const obs = opts.observability ?? {}
+  const services = composeServices({ ...opts, signals: obs.metrics ?? opts.signals })
   app.decorate('services', services)
+  obs.metrics?.attach({
+    queueDepth: () => services.writer.depth,
+    lagMs: () => services.overload.status().lagMs,
+    dbStats: () => services.store.db.stats?.(),
+    redis: () => services.cluster().redis,
+    sources: () => services.intel.sources(),
+    now: () => services.clock.now(),
+  })
+  const readiness = obs.readiness ?? new Readiness('ready')
+  readiness.attach({ ping: () => services.store.db.ping(), shedding: () => services.overload.shedding() })
   app.addHook('onClose', async () => services.overload.close())
 
   // Every /v1 route needs a key unless it says otherwise. The table of routes feeds the security tests.
@@ -107,10 +129,18 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     }
   })
   registerErrorHandling(app)
+  // Before the guard: its refusals are logged, counted and traced like any answer.
+  registerObservability(app, { metrics: obs.metrics, tracing: obs.tracing })
   registerGuard(app, services)
   await registerOpenApi(app, services.version)
 
   registerHealthRoutes(app)
+  if (obs.probes !== false)
+    registerProbeRoutes(app, {
+      readiness,
+      metrics: obs.metricsToken === undefined ? undefined : obs.metrics,
+      metricsToken: obs.metricsToken,
+    })
   registerIpRoutes(app)
   registerOpenApiRoute(app)
   registerConfigRoutes(app)

@@ -4,6 +4,7 @@ import { createExplainer, type Explainer } from './ai/index.js'
 import { envDefault } from './config/schema.js'
 import { ApiError } from './errors.js'
 import type { Intel } from './intel/index.js'
+import { NO_SIGNALS, type Signals } from './observability/signals.js'
 import { AuthThrottle } from './services/access/auth-throttle.js'
 import { SignInThrottle } from './services/console/console-auth.js'
 import { Ja4Signatures } from './services/devices/ja4-signatures.js'
@@ -48,6 +49,8 @@ export interface ServiceOptions {
   cluster?: ClusterStatus
   /** Load-shedding bounds; default: those of VERDICT_MAX_QUEUE and VERDICT_MAX_LAG_MS. */
   overload?: Partial<OverloadLimits>
+  /** Where the domain reports metrics and spans (src/observability/); default: nowhere. */
+  signals?: Signals
 }
 
 /** Everything a request may use, built once per app and shared by every request. */
@@ -75,6 +78,8 @@ export interface AppServices {
   readonly cluster: ClusterStatus
   /** Refuses new work with 503 while the process is overloaded. */
   readonly overload: OverloadGuard
+  /** Metrics and spans of the domain (src/observability/signals.ts). */
+  readonly signals: Signals
 }
 
 /** One request's view of the services: the services plus who the request acts for. */
@@ -90,7 +95,8 @@ export interface TenantContext extends RequestContext {
 }
 
 export function composeServices(opts: ServiceOptions): AppServices {
-  const writer = new GroupWriter(opts.store.db, opts.store.usage)
+  const signals = opts.signals ?? NO_SIGNALS
+  const writer = new GroupWriter(opts.store.db, opts.store.usage, undefined, undefined, signals)
   const limiter = opts.limiter ?? new RateLimiter()
   return {
     store: opts.store,
@@ -109,10 +115,15 @@ export function composeServices(opts: ServiceOptions): AppServices {
     throttle: new AuthThrottle(opts.authFailureLimit),
     signInThrottle: new SignInThrottle(limiter, opts.hasher),
     cluster: opts.cluster ?? singleNode('local'),
-    overload: new OverloadGuard(writer, {
-      maxQueue: opts.overload?.maxQueue ?? envDefault('VERDICT_MAX_QUEUE'),
-      maxLagMs: opts.overload?.maxLagMs ?? envDefault('VERDICT_MAX_LAG_MS'),
-    }),
+    overload: new OverloadGuard(
+      writer,
+      {
+        maxQueue: opts.overload?.maxQueue ?? envDefault('VERDICT_MAX_QUEUE'),
+        maxLagMs: opts.overload?.maxLagMs ?? envDefault('VERDICT_MAX_LAG_MS'),
+      },
+      signals,
+    ),
+    signals,
   }
 }
 

@@ -1,3 +1,4 @@
+import { buildAdminApp } from './admin-app.js'
 import { createExplainer } from './ai/index.js'
 import { buildApp } from './app.js'
 import { resolveSecret } from './config/secret.js'
@@ -5,6 +6,8 @@ import { loadSettings } from './config/settings.js'
 import { loadIntel } from './intel/index.js'
 import { backgroundJobs, Scheduler } from './jobs/index.js'
 import { storeLease } from './jobs/lease.js'
+import { Metrics } from './observability/metrics.js'
+import { Readiness } from './observability/readiness.js'
 import { SharedRedis } from './redis/connection.js'
 import { RedisLimiter } from './redis/limiter.js'
 import { bootstrapDefaultTenant } from './services/access/tenants.js'
@@ -22,6 +25,18 @@ async function main(): Promise<void> {
   const settings = loadSettings()
   // Read before anything is opened, so a bad certificate stops the start with its own message.
   const tlsCredentials = settings.tls && readTlsCredentials(settings.tls)
+  const version = packageVersion()
+  const logger = { level: settings.logLevel }
+  // Operators see the start: with VERDICT_ADMIN_PORT, /readyz answers 503 (migrating) until the end of it.
+  const obs = settings.observability
+  // Imported only when on: the OpenTelemetry SDK takes a while to load.
+  const tracing = obs.otlpEndpoint
+    ? (await import('./observability/tracing.js')).Tracing.start(obs.otlpEndpoint, version)
+    : undefined
+  const metrics = new Metrics({ tenantLabels: obs.tenantLabels, ...(tracing ? { span: tracing.span } : {}) })
+  const readiness = new Readiness('migrating')
+  const admin = obs.adminPort === undefined ? null : await buildAdminApp({ readiness, metrics, logger })
+  if (admin) await admin.listen({ host: settings.host, port: obs.adminPort })
   // Concurrent first starts: one process migrates (and below, creates tenant `default`), the others wait.
   const store = await withStartupLock(settings.storage, () => openStore(settings.storage))
   const secret = await resolveSecret(store, settings.storage, settings.secret)
@@ -47,18 +62,25 @@ async function main(): Promise<void> {
   const jobsHeld = () => held()
   const app = await buildApp({
     ...(redis
-      ? { limiter: new RedisLimiter(redis, nodes), cluster: redisNodes(node, redis, jobsHeld) }
+      ? { limiter: new RedisLimiter(redis, nodes, metrics), cluster: redisNodes(node, redis, jobsHeld) }
       : { cluster: singleNode(node, jobsHeld) }),
     intel,
-    explainer: createExplainer(settings.ai, { now: () => clock.now() }),
+    explainer: createExplainer(settings.ai, { now: () => clock.now(), signals: metrics }),
     store,
     clock,
     hasher: new Hasher(secret),
-    version: packageVersion(),
+    version,
     trustProxy: settings.trustProxy,
     bodyLimitBytes: settings.bodyLimitBytes,
     keylessRateLimit: settings.keylessRateLimit,
-    logger: { level: settings.logLevel },
+    logger,
+    observability: {
+      metrics,
+      tracing,
+      readiness,
+      probes: admin === null,
+      metricsToken: obs.metricsToken,
+    },
     asnRates,
     ja4Signatures,
     ja4Header: settings.ja4Header,
@@ -75,7 +97,7 @@ async function main(): Promise<void> {
       ja4Signatures,
       log: app.log,
     },
-    { lease: storeLease(store.leases, node, () => clock.now()), leaseTtlMs },
+    { lease: storeLease(store.leases, node, () => clock.now()), leaseTtlMs, signals: metrics },
   )
   held = () => jobs.held
   jobs.start()
@@ -94,6 +116,7 @@ async function main(): Promise<void> {
   // Stop accepting, let in-flight requests and job runs finish, close storage; past the deadline, exit anyway.
   const shutdown = async (signal: string) => {
     app.log.info({ signal, deadline_ms: settings.shutdownMs }, 'shutting down')
+    readiness.set('stopping')
     setTimeout(() => {
       app.log.error('shutdown deadline passed with requests still running; exiting')
       process.exit(1)
@@ -105,6 +128,8 @@ async function main(): Promise<void> {
       await Promise.all([app.close(), jobs.stop()])
       await store.close()
       await redis?.close()
+      await tracing?.shutdown().catch(() => {})
+      await admin?.close()
       process.exit(0)
     } catch (err) {
       app.log.error({ err }, 'shutdown failed')
@@ -119,6 +144,7 @@ async function main(): Promise<void> {
     port: settings.port,
     ...(tlsCredentials ? { listenTextResolver: httpsListenText } : {}),
   })
+  readiness.set('ready')
 }
 
 // A stray rejection (a background refresh, say) is logged; it must not take the service down.

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks'
+import { NO_SIGNALS, type Signals } from '../observability/signals.js'
 import type { AiConfig } from './config.js'
 import { cacheKey, type Facts, factsToPrompt, SYSTEM_PROMPT, toFacts } from './facts.js'
 import { FailureLog } from './failures.js'
@@ -53,6 +54,7 @@ class AiExplainer implements Explainer {
   readonly #cache: Lru<string>
   readonly #inFlight = new Map<string, Promise<Outcome>>()
   readonly #failures: FailureLog
+  readonly #signals: Signals
 
   constructor(config: AiConfig, opts: ExplainerOptions) {
     this.#config = config
@@ -61,6 +63,7 @@ class AiExplainer implements Explainer {
     this.#fetch = opts.fetch ?? globalThis.fetch
     this.#cache = new Lru(config.cacheSize)
     this.#failures = new FailureLog(opts.now ?? Date.now)
+    this.#signals = opts.signals ?? NO_SIGNALS
   }
 
   async explain(input: ExplanationInput): Promise<Explanation> {
@@ -68,7 +71,10 @@ class AiExplainer implements Explainer {
     const prepared = this.#prepare(input)
     if (!prepared) return unavailable(input, 'bad_input')
     const cached = this.#cache.get(prepared.key)
-    if (cached !== undefined) return { text: cached, source: 'cache' }
+    if (cached !== undefined) {
+      this.#signals.aiCall('cache_hit')
+      return { text: cached, source: 'cache' }
+    }
     return this.#toExplanation(input, await this.#ask(prepared.key, prepared.facts, this.#config.deadlineMs))
   }
 
@@ -84,7 +90,10 @@ class AiExplainer implements Explainer {
       seen.add(p.key)
       const cached = this.#cache.get(p.key)
       if (cached === undefined) queue.push(p)
-      else outcomes.set(p.key, { ok: true, text: cached })
+      else {
+        this.#signals.aiCall('cache_hit')
+        outcomes.set(p.key, { ok: true, text: cached })
+      }
     }
     const cachedKeys = new Set(outcomes.keys())
     // Every call gets only what is left of the one batch deadline, so the batch never waits longer.
@@ -157,6 +166,12 @@ class AiExplainer implements Explainer {
   }
 
   async #call(facts: Facts, timeoutMs: number): Promise<Outcome> {
+    const outcome = await this.#signals.span('ai.explain', () => this.#provider(facts, timeoutMs))
+    this.#signals.aiCall(outcome.ok ? 'ok' : outcome.reason === 'timeout' ? 'timeout' : 'error')
+    return outcome
+  }
+
+  async #provider(facts: Facts, timeoutMs: number): Promise<Outcome> {
     const target = this.#target!
     try {
       const prompt = { system: SYSTEM_PROMPT, user: factsToPrompt(facts) }

@@ -1,3 +1,4 @@
+import type { Signals } from '../observability/signals.js'
 import type { Check, Verdict } from '../scoring/types.js'
 
 /**
@@ -53,4 +54,6 @@ export interface ExplainerOptions {
   /** Clock for failure windows and back-off; defaults to Date.now. */
   now?: () => number
   fetch?: typeof fetch
+  /** Where calls, cache hits and timeouts are counted and the call traced. */
+  signals?: Signals
 }

@@ -107,6 +107,38 @@ export const EnvSchema = Type.Object({
     30_000,
     "lifetime of a background-job lease; another node takes a dead holder's jobs after it",
   ),
+  VERDICT_ADMIN_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 65535,
+      defaultText: 'off',
+      description:
+        'port of a second listener (on HOST) serving /metrics, /livez and /readyz, never rate limited; set, the main port serves none of them',
+    }),
+  ),
+  VERDICT_METRICS_TOKEN: Type.Optional(
+    Type.String({
+      verbatim: true,
+      minLength: 16,
+      allowed: 'a token of at least 16 characters',
+      defaultText: 'unset',
+      description:
+        'without VERDICT_ADMIN_PORT, /metrics on the main port answers only `Authorization: Bearer` with this token',
+    }),
+  ),
+  VERDICT_METRICS_TENANT_LABELS: Type.Boolean({
+    default: false,
+    defaultText: 'off',
+    description: 'adds a `tenant` label (the tenant id) to the score counters; one series per tenant',
+  }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(
+    Type.String({
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://\\S+$',
+      allowed: 'an http(s) URL',
+      defaultText: 'unset',
+      description: 'OTLP/HTTP collector base URL; set, spans are exported to its /v1/traces',
+    }),
+  ),
   VERDICT_RETENTION_DAYS: int(
     1,
     400,

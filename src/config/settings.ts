@@ -61,6 +61,17 @@ export interface Settings {
   tls: { certFile: string; keyFile: string } | undefined
   /** Lower-cased name of the header a trusted edge passes the client's JA4 in; honoured only from trusted proxies. */
   ja4Header: string | undefined
+  /** Metrics, probes and traces (src/observability/). */
+  observability: {
+    /** Second listener for /metrics, /livez, /readyz; undefined: they are on the main port. */
+    adminPort: number | undefined
+    /** Bearer token of /metrics on the main port (no admin port); undefined: not served there. */
+    metricsToken: string | undefined
+    /** Whether score counters carry a `tenant` label. */
+    tenantLabels: boolean
+    /** OTLP/HTTP collector base URL; undefined: tracing off. */
+    otlpEndpoint: string | undefined
+  }
 }
 
 /** Below this, a weak secret could be guessed offline from a leaked hash and a known input. */
@@ -196,5 +207,11 @@ export function loadSettings(env: Env = process.env): Settings {
     retentionDays: v.VERDICT_RETENTION_DAYS,
     tls,
     ja4Header,
+    observability: {
+      adminPort: v.VERDICT_ADMIN_PORT,
+      metricsToken: v.VERDICT_METRICS_TOKEN,
+      tenantLabels: v.VERDICT_METRICS_TENANT_LABELS,
+      otlpEndpoint: v.OTEL_EXPORTER_OTLP_ENDPOINT,
+    },
   }
 }

@@ -1,3 +1,4 @@
+import { NO_SIGNALS, type Signals } from '../observability/signals.js'
 import { localLease } from './lease.js'
 import type { Job, JobContext, JobLease } from './types.js'
 
@@ -14,6 +15,8 @@ export interface SchedulerOptions {
    * process takes a dead holder's jobs over within this time however long the jobs' intervals are.
    */
   leaseTtlMs?: number
+  /** Where runs and failures are counted (metrics). */
+  signals?: Signals
 }
 
 interface JobState {
@@ -35,6 +38,7 @@ export class Scheduler {
   readonly #ctx: JobContext
   readonly #lease: JobLease
   readonly #ttl: number | undefined
+  readonly #signals: Signals
   #heartbeat: NodeJS.Timeout | null = null
   #beating: Promise<void> | null = null
   #started = false
@@ -48,6 +52,7 @@ export class Scheduler {
     this.#ctx = ctx
     this.#lease = options.lease ?? localLease
     this.#ttl = options.leaseTtlMs
+    this.#signals = options.signals ?? NO_SIGNALS
   }
 
   /** The `cluster` jobs this process holds the lease of (health shows them). */
@@ -159,7 +164,13 @@ export class Scheduler {
         state.held = await this.#lease.acquire(job.name, this.#ttlOf(job))
         if (!state.held) return false
       }
-      await job.run(this.#ctx)
+      try {
+        await job.run(this.#ctx)
+      } catch (err) {
+        this.#signals.jobRun(job.name, false)
+        throw err
+      }
+      this.#signals.jobRun(job.name, true)
       return true
     })()
     state.running = run

@@ -67,7 +67,7 @@ export function newRequestId(): string {
 
 /**
  * Every error answer: `{ error, code, request_id }` with the status of the code, and the same id in
- * `x-request-id` (errors only: successful requests are not logged, so their id would name nothing).
+ * `x-request-id` (which every answer carries, see plugins/observability.ts).
  */
 export function sendError(
   request: FastifyRequest,

@@ -1,3 +1,4 @@
+import { NO_SIGNALS, type Signals } from '../observability/signals.js'
 import {
   gcra,
   LIMIT_WINDOW_MS,
@@ -43,6 +44,7 @@ export class RedisLimiter implements Limiter {
   constructor(
     private readonly redis: SharedRedis,
     private readonly nodes: number,
+    private readonly signals: Signals = NO_SIGNALS,
   ) {
     redis.client.defineCommand('verdictGcra', { numberOfKeys: 1, lua: GCRA_LUA })
   }
@@ -62,6 +64,7 @@ export class RedisLimiter implements Limiter {
         // Timed out or disconnected mid-call: this request is limited locally, like the next ones.
       }
     }
+    this.signals.limiterFallback()
     return this.local.hit(bucket, this.share(limit), nowMs)
   }
 

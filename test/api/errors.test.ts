@@ -171,7 +171,7 @@ describe('error bodies carry the closed code and the request id', () => {
     expect(JSON.stringify(body)).not.toContain('tenant_config')
   })
 
-  it('gives every request its own id, and success answers carry no x-request-id', async () => {
+  it('gives every request its own id, and success answers carry theirs too (logged, issue 31)', async () => {
     h = await build()
     const ids = new Set<string>()
     for (let i = 0; i < 50; i++) {
@@ -181,6 +181,6 @@ describe('error bodies carry the closed code and the request id', () => {
     expect(ids.size).toBe(50)
     const ok = await h.app.inject({ url: '/v1/health' })
     expect(ok.statusCode).toBe(200)
-    expect(ok.headers['x-request-id']).toBeUndefined()
+    expect(ok.headers['x-request-id']).toMatch(/^req_[0-9a-f]{16}$/)
   })
 })

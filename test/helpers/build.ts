@@ -44,9 +44,22 @@ export interface Harness {
   close(): Promise<void>
 }
 
-/** A fresh store (SQLite file in a temp dir, or a copy of the migrated PostgreSQL template) and app. */
-export async function openTestStore(engine: Engine = 'sqlite', sqlite?: SqliteOptions) {
+/** A fresh store (SQLite file in a temp dir, a copy of the migrated PostgreSQL template, or a server of the test's own) and app. */
+export async function openTestStore(engine: Engine = 'sqlite', sqlite?: SqliteOptions, ownPgUrl?: string) {
   const dir = mkdtempSync(join(tmpdir(), 'verdict-test-'))
+  if (ownPgUrl) {
+    // A server of the test's own (helpers/own-postgres.ts): its default schema is the test's alone.
+    const store = await openStore({ kind: 'postgres', url: ownPgUrl })
+    return {
+      store,
+      dir,
+      pgUrl: ownPgUrl,
+      cleanup: async () => {
+        await store.close()
+        rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  }
   if (engine === 'postgres') {
     const { url, schema, drop } = await createDatabase()
     const store = await openStore({ kind: 'postgres', url }, { pgSchema: schema })
@@ -74,14 +87,14 @@ export async function openTestStore(engine: Engine = 'sqlite', sqlite?: SqliteOp
 }
 
 export async function build(
-  options: { engine?: Engine; sqlite?: SqliteOptions } & Partial<
+  options: { engine?: Engine; sqlite?: SqliteOptions; pgUrl?: string } & Partial<
     Omit<AppOptions, 'store' | 'clock' | 'hasher' | 'intel'>
   > & {
       intel?: AppOptions['intel']
     } = {},
 ): Promise<Harness> {
-  const { engine, sqlite, ...appOptions } = options
-  const { store, dir, pgUrl, cleanup } = await openTestStore(engine, sqlite)
+  const { engine, sqlite, pgUrl: ownPgUrl, ...appOptions } = options
+  const { store, dir, pgUrl, cleanup } = await openTestStore(engine, sqlite, ownPgUrl)
   const clock = new ManualClock()
   const hasher = new Hasher(TEST_SECRET)
   const intel = appOptions.intel ?? (await testIntel()).intel

@@ -196,7 +196,7 @@ export async function scoreEvent(
 ): Promise<ScoreResponse> {
   // An over-quota key is refused before any DNS lookup or preparation.
   await assertQuotaFits(ctx, 1)
-  const prepared = await prepareEvent(ctx, body)
+  const prepared = await ctx.signals.span('identifiers.analyze', () => prepareEvent(ctx, body))
   const { scored, out } = await ctx.writer.submit(
     function* (counters, meter) {
       const now = ctx.clock.now()
@@ -209,6 +209,7 @@ export async function scoreEvent(
     },
     entityLocks(ctx, prepared),
   )
+  ctx.signals.scored(scored.event.result.verdict, scored.event.result.reasons, ctx.tenant.id)
   await explain(ctx, [scored], [out])
   return out
 }
@@ -221,7 +222,9 @@ export async function scoreBatch(
 ): Promise<{ results: ScoreResponse[] }> {
   await assertQuotaFits(ctx, rows.length)
   const config = await ctx.store.config.cached(ctx.tenant.id)
-  const prepared = await mapLimit(rows, 32, (row) => prepareEvent(ctx, row, config))
+  const prepared = await ctx.signals.span('identifiers.analyze', () =>
+    mapLimit(rows, 32, (row) => prepareEvent(ctx, row, config)),
+  )
   linkWithinBatch(
     ctx,
     prepared.map((p) => p.device),
@@ -238,6 +241,7 @@ export async function scoreBatch(
     },
     prepared.flatMap((p) => entityLocks(ctx, p)),
   )
+  for (const s of scored) ctx.signals.scored(s.event.result.verdict, s.event.result.reasons, ctx.tenant.id)
   await explain(ctx, scored, results)
   return { results }
 }

@@ -1,4 +1,6 @@
+import { performance } from 'node:perf_hooks'
 import { ApiError } from '../../errors.js'
+import { NO_SIGNALS, type Signals } from '../../observability/signals.js'
 import type { UsageStore } from '../../store/access/usage.js'
 import type { Db, Work } from '../../store/engine/db.js'
 import { lockEntities } from '../../store/engine/entity-locks.js'
@@ -53,6 +55,7 @@ export class GroupWriter {
     private readonly usage: UsageStore,
     private readonly maxGroup = 256,
     private readonly parallel = db.dialect === 'postgres' ? PG_PARALLEL_GROUPS : 1,
+    private readonly signals: Signals = NO_SIGNALS,
   ) {}
 
   /** Jobs waiting for the next commit: the load-shedding signal. */
@@ -119,19 +122,24 @@ export class GroupWriter {
   /** Runs one group and settles its jobs' promises. */
   private async commit(group: readonly Pending[]): Promise<void> {
     const outcomes: Outcome[] = []
+    const started = performance.now()
     try {
-      try {
-        await this.run(group, outcomes, null)
-      } catch (error) {
-        // Rare (only near a quota, with another writer metering the same tenant): run it again exactly.
-        if (!(error instanceof MeterOvertaken)) throw error
-        await this.run(group, outcomes, error.keys)
-      }
+      await this.signals.span('group.commit', async () => {
+        try {
+          await this.run(group, outcomes, null)
+        } catch (error) {
+          // Rare (only near a quota, with another writer metering the same tenant): run it again exactly.
+          if (!(error instanceof MeterOvertaken)) throw error
+          await this.run(group, outcomes, error.keys)
+        }
+      })
     } catch (error) {
       // The commit itself failed: nothing of the group was written.
+      this.signals.groupCommitted(group.length, (performance.now() - started) / 1000, false)
       for (const item of group) item.reject(error)
       return
     }
+    this.signals.groupCommitted(group.length, (performance.now() - started) / 1000, true)
     group.forEach((item, i) => {
       const o = outcomes[i]!
       if (o.ok) item.resolve(o.value)

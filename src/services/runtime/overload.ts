@@ -1,5 +1,6 @@
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks'
 import { ApiError } from '../../errors.js'
+import { NO_SIGNALS, type Signals } from '../../observability/signals.js'
 
 /** What the overload guard reads: how many scoring jobs wait for a commit. */
 export interface QueueDepth {
@@ -30,6 +31,7 @@ export class OverloadGuard {
   constructor(
     private readonly queue: QueueDepth,
     private readonly limits: OverloadLimits,
+    private readonly signals: Signals = NO_SIGNALS,
   ) {
     this.histogram = monitorEventLoopDelay({ resolution: 10 })
     this.histogram.enable()
@@ -48,13 +50,20 @@ export class OverloadGuard {
   check(): void {
     const depth = this.queue.depth
     if (depth >= this.limits.maxQueue) {
+      this.signals.shed('queue')
       throw overloaded(`${depth} scoring jobs are waiting for storage (limit ${this.limits.maxQueue})`)
     }
     if (this.lagMs > this.limits.maxLagMs) {
+      this.signals.shed('lag')
       throw overloaded(
         `the server is behind by ${Math.round(this.lagMs)} ms (limit ${this.limits.maxLagMs} ms)`,
       )
     }
+  }
+
+  /** Whether a request arriving now would be refused (readiness), without counting a refusal. */
+  shedding(): boolean {
+    return this.queue.depth >= this.limits.maxQueue || this.lagMs > this.limits.maxLagMs
   }
 
   /** Figures for health. */

@@ -43,6 +43,13 @@ export class StorageUnavailable extends Error {
   }
 }
 
+export interface DbStats {
+  /** PostgreSQL: connections open, idle, and callers waiting for one. */
+  pool?: { total: number; idle: number; waiting: number }
+  /** SQLite: how many times a transaction found the write lock taken and tried again. */
+  busyRetries?: number
+}
+
 export interface Db {
   readonly dialect: Dialect
   all<T>(sql: string, params?: readonly Param[]): Promise<T[]>
@@ -64,6 +71,8 @@ export interface Db {
   rewrite(table: string, lockTimeoutMs: number): Promise<void>
   /** Whether the database answers and can take a write now. */
   ping(): Promise<boolean>
+  /** Figures for metrics: the pool (PostgreSQL) or the waits for another process's write lock (SQLite). */
+  stats?(): DbStats
   close(): Promise<void>
 }
 

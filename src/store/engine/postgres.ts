@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import pg from 'pg'
-import { type Db, type Op, type Param, runAsync, StorageUnavailable, type Work } from './db.js'
+import { type Db, type DbStats, type Op, type Param, runAsync, StorageUnavailable, type Work } from './db.js'
 
 // COUNT(*) and BIGINT columns (millisecond times) fit in a double; read them as numbers.
 pg.types.setTypeParser(20, (v) => Number(v))
@@ -200,6 +200,11 @@ export class PostgresDb implements Db {
     } catch {
       return false
     }
+  }
+
+  stats(): DbStats {
+    const p = this.pool
+    return { pool: { total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount } }
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { Checkpointer } from './checkpointer.js'
-import { type Db, type Op, type Param, runSync, StorageUnavailable, type Work } from './db.js'
+import { type Db, type DbStats, type Op, type Param, runSync, StorageUnavailable, type Work } from './db.js'
 
 type Statement = Database.Statement<unknown[], unknown>
 
@@ -63,6 +63,7 @@ export class SqliteDb implements Db {
   private readonly version: Statement
   private readonly busyBudgetMs: number
   private checkpointer: Checkpointer | null = null
+  private busyRetries = 0
   private readonly useCheckpointer: boolean
 
   constructor(
@@ -145,6 +146,7 @@ export class SqliteDb implements Db {
         this.begin.run()
       } catch (err) {
         if (!isBusy(err) || Date.now() >= deadline) throw unavailable(err)
+        this.busyRetries++
         await sleep(Math.min(5 * 2 ** attempt, 100))
         continue
       }
@@ -203,6 +205,10 @@ export class SqliteDb implements Db {
     } catch {
       return false
     }
+  }
+
+  stats(): DbStats {
+    return { busyRetries: this.busyRetries }
   }
 
   /** PRAGMA data_version: changes whenever another connection (another process) commits. */
