@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto'
 import type { TenantContext } from '../../context.js'
 import { ApiError, badRequest } from '../../errors.js'
 import type { Work } from '../../store/index.js'
@@ -48,6 +48,49 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null'
 }
 
+/**
+ * Stored responses are sealed (AES-256-GCM) under a key derived (HKDF) from the raw Idempotency-Key and
+ * the server secret: the database holds only the key's hash, so neither it nor a backup can read a
+ * response (which carries the canonical email and the device token); a retry, which brings the raw
+ * key, can.
+ */
+const SEALED = 'v1.'
+
+function sealingKey(ctx: TenantContext, route: string, header: string): Buffer {
+  const ikm = ctx.hasher.mac('idempotency-seal', `${ctx.tenant.id}\u0000${route}\u0000${header}`)
+  return Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), 'verdict idempotent response', 32))
+}
+
+function seal(key: Buffer, plain: string): string {
+  const iv = randomBytes(12)
+  const cipher = createCipheriv('aes-256-gcm', key, iv)
+  const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()])
+  return SEALED + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')
+}
+
+/** The response JSON; a row written before sealing existed (plain JSON) is read as it is. */
+function unseal(key: Buffer, stored: string): string {
+  if (!stored.startsWith(SEALED)) return stored
+  const raw = Buffer.from(stored.slice(SEALED.length), 'base64')
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12))
+  decipher.setAuthTag(raw.subarray(12, 28))
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8')
+}
+
+/** The events a response names (score, label: `event_id`; batch: each result's), for erasure. */
+function eventIdsOf(response: unknown): string[] {
+  const ids: string[] = []
+  const take = (v: unknown) => {
+    const id = v && typeof v === 'object' ? (v as { event_id?: unknown }).event_id : undefined
+    if (typeof id === 'string') ids.push(id)
+  }
+  take(response)
+  const results =
+    response && typeof response === 'object' ? (response as { results?: unknown }).results : undefined
+  if (Array.isArray(results)) for (const r of results) take(r)
+  return ids
+}
+
 /** Requests in flight in this process per key: a concurrent duplicate waits for the first. */
 const inFlight = new Map<string, Promise<unknown>>()
 
@@ -57,6 +100,8 @@ interface Slot {
   tenantId: string
   keyHash: string
   requestHash: string
+  /** Seals and opens the stored response (see `seal`). */
+  sealKey: Buffer
   /** The in-process map key. */
   id: string
 }
@@ -98,7 +143,7 @@ async function lookUp<T>(slot: Slot): Promise<Found<T>> {
   }
   // An empty body is a claim whose transaction has not committed yet (another node, SQLite only).
   if (stored.body === '') return { kind: 'running' }
-  return { kind: 'replay', response: JSON.parse(stored.body) as T }
+  return { kind: 'replay', response: JSON.parse(unseal(slot.sealKey, stored.body)) as T }
 }
 
 /**
@@ -127,7 +172,12 @@ async function runClaimed<T>(
     },
     *complete(response) {
       recorded = JSON.stringify(response)
-      yield* ctx.store.idempotency.complete(tenantId, keyHash, recorded)
+      yield* ctx.store.idempotency.complete(
+        tenantId,
+        keyHash,
+        seal(slot.sealKey, recorded),
+        eventIdsOf(response),
+      )
     },
   }
   const running = run(idem)
@@ -137,7 +187,9 @@ async function runClaimed<T>(
     // The response as sent (e.g. with the AI's text, added after the commit) is what retries get;
     // written again only when it differs from the one recorded with the request.
     const sent = JSON.stringify(response)
-    if (sent !== recorded) await ctx.store.idempotency.refine(tenantId, keyHash, sent).catch(() => {})
+    if (sent !== recorded) {
+      await ctx.store.idempotency.refine(tenantId, keyHash, seal(slot.sealKey, sent)).catch(() => {})
+    }
     return { response }
   } catch (err) {
     if (err instanceof KeyTaken) return undefined
@@ -174,7 +226,8 @@ export async function idempotent<T>(
   const requestHash = createHash('sha256')
     .update(`${route}\u0000${canonical(body)}`)
     .digest('hex')
-  const slot: Slot = { ctx, tenantId, keyHash, requestHash, id: `${tenantId}\u0000${keyHash}` }
+  const sealKey = sealingKey(ctx, route, header)
+  const slot: Slot = { ctx, tenantId, keyHash, requestHash, sealKey, id: `${tenantId}\u0000${keyHash}` }
   for (let polls = 0; ; ) {
     await waitForLocal(slot)
     const found = await lookUp<T>(slot)

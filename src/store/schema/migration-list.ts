@@ -439,4 +439,19 @@ INSERT INTO ip_accounts (tenant_id, ip_hash, user_id, last_ms)
    GROUP BY tenant_id, ip_hash, user_id;
 `,
   },
+  {
+    version: 18,
+    name: 'idempotent responses by event',
+    // Which events a stored response names, so erasure deletes the response with the events.
+    sql: `
+CREATE TABLE idempotency_events (
+  tenant_id TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  key_hash TEXT NOT NULL,
+  PRIMARY KEY (tenant_id, event_id, key_hash),
+  FOREIGN KEY (tenant_id, key_hash) REFERENCES idempotency_keys (tenant_id, key_hash) ON DELETE CASCADE
+) {{WITHOUT_ROWID}};
+CREATE INDEX idempotency_events_key ON idempotency_events (tenant_id, key_hash);
+`,
+  },
 ]
