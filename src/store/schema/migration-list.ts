@@ -454,4 +454,12 @@ CREATE TABLE idempotency_events (
 CREATE INDEX idempotency_events_key ON idempotency_events (tenant_id, key_hash);
 `,
   },
+  {
+    version: 19,
+    name: 'beacon network',
+    // Keyed hash of the beacon's IPv4 /24 or IPv6 /64: a score uses only a beacon from its own network.
+    sql: `
+ALTER TABLE beacon_observations ADD COLUMN net_hash TEXT;
+`,
+  },
 ]
