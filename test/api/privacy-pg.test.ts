@@ -28,7 +28,6 @@ describe('labels, export and erasure on PostgreSQL', () => {
         )
       ).json()
       expect(ev.identity.email_canonical).toBe('pgperson@gmail.com')
-      expect(needlesIn(await storeBytes(h, 'postgres'), ['pgperson@gmail.com', 'pg.person'])).toEqual([])
       expect(
         (await post('/v1/label', { label: 'fraud', event_id: ev.event_id })).json().network.contributed,
       ).toHaveLength(3)
@@ -46,7 +45,10 @@ describe('labels, export and erasure on PostgreSQL', () => {
         h.hasher.entity('email', 'pgperson@gmail.com'),
         h.hasher.entity('ip', '79.200.1.1'),
       ]
-      expect(needlesIn(await storeBytes(h, 'postgres'), needles)).toEqual([...needles].sort())
+      const before = await storeBytes(h, 'postgres')
+      expect(needlesIn(before, needles)).toEqual([...needles].sort())
+      // The response kept for the key's retries is sealed: no file holds the canonical email.
+      expect(needlesIn(before, ['pgperson@gmail.com', 'pg.person'])).toEqual([])
       const forget = (
         await post('/v1/forget', { email: 'pgperson+y@gmail.com', user_id: 'pg-user', ip: '79.200.1.1' })
       ).json()
