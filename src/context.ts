@@ -13,6 +13,7 @@ import { type ClusterStatus, singleNode } from './services/runtime/cluster.js'
 import { GroupWriter } from './services/runtime/group-writer.js'
 import { OverloadGuard, type OverloadLimits } from './services/runtime/overload.js'
 import { type Limiter, RateLimiter } from './services/runtime/rate-limiter.js'
+import { type TenantLimits, TenantWork } from './services/runtime/tenant-work.js'
 import type { Tenant } from './store/access/tenants.js'
 import type { Store } from './store/index.js'
 import type { Clock } from './util/clock.js'
@@ -48,6 +49,8 @@ export interface ServiceOptions {
   cluster?: ClusterStatus
   /** Load-shedding bounds; default: those of VERDICT_MAX_QUEUE and VERDICT_MAX_LAG_MS. */
   overload?: Partial<OverloadLimits>
+  /** Per-tenant bounds on heavy work, keys and console users; default: their VERDICT_* defaults. */
+  tenantLimits?: Partial<TenantLimits>
 }
 
 /** Everything a request may use, built once per app and shared by every request. */
@@ -75,6 +78,8 @@ export interface AppServices {
   readonly cluster: ClusterStatus
   /** Refuses new work with 503 while the process is overloaded. */
   readonly overload: OverloadGuard
+  /** Admits one tenant's heavy work (simulations) and holds its key and user caps. */
+  readonly tenantWork: TenantWork
 }
 
 /** One request's view of the services: the services plus who the request acts for. */
@@ -112,6 +117,13 @@ export function composeServices(opts: ServiceOptions): AppServices {
     overload: new OverloadGuard(writer, {
       maxQueue: opts.overload?.maxQueue ?? envDefault('VERDICT_MAX_QUEUE'),
       maxLagMs: opts.overload?.maxLagMs ?? envDefault('VERDICT_MAX_LAG_MS'),
+    }),
+    tenantWork: new TenantWork({
+      simulationsPerTenant: envDefault('VERDICT_SIMULATIONS_PER_TENANT'),
+      simulatedEventsPerMinute: envDefault('VERDICT_SIMULATED_EVENTS_PER_MINUTE'),
+      keysPerTenant: envDefault('VERDICT_MAX_KEYS_PER_TENANT'),
+      consoleUsersPerTenant: envDefault('VERDICT_MAX_CONSOLE_USERS_PER_TENANT'),
+      ...opts.tenantLimits,
     }),
   }
 }
