@@ -14,6 +14,7 @@ import { type ClusterStatus, singleNode } from './services/runtime/cluster.js'
 import { GroupWriter } from './services/runtime/group-writer.js'
 import { OverloadGuard, type OverloadLimits } from './services/runtime/overload.js'
 import { type Limiter, RateLimiter } from './services/runtime/rate-limiter.js'
+import { type TenantLimits, TenantWork } from './services/runtime/tenant-work.js'
 import type { Tenant } from './store/access/tenants.js'
 import type { Store } from './store/index.js'
 import type { Clock } from './util/clock.js'
@@ -51,6 +52,8 @@ export interface ServiceOptions {
   overload?: Partial<OverloadLimits>
   /** Where the domain reports metrics and spans (src/observability/); default: nowhere. */
   signals?: Signals
+  /** Per-tenant bounds on heavy work, keys and console users; default: their VERDICT_* defaults. */
+  tenantLimits?: Partial<TenantLimits>
 }
 
 /** Everything a request may use, built once per app and shared by every request. */
@@ -80,6 +83,8 @@ export interface AppServices {
   readonly overload: OverloadGuard
   /** Metrics and spans of the domain (src/observability/signals.ts). */
   readonly signals: Signals
+  /** Admits one tenant's heavy work (simulations) and holds its key and user caps. */
+  readonly tenantWork: TenantWork
 }
 
 /** One request's view of the services: the services plus who the request acts for. */
@@ -124,6 +129,13 @@ export function composeServices(opts: ServiceOptions): AppServices {
       signals,
     ),
     signals,
+    tenantWork: new TenantWork({
+      simulationsPerTenant: envDefault('VERDICT_SIMULATIONS_PER_TENANT'),
+      simulatedEventsPerMinute: envDefault('VERDICT_SIMULATED_EVENTS_PER_MINUTE'),
+      keysPerTenant: envDefault('VERDICT_MAX_KEYS_PER_TENANT'),
+      consoleUsersPerTenant: envDefault('VERDICT_MAX_CONSOLE_USERS_PER_TENANT'),
+      ...opts.tenantLimits,
+    }),
   }
 }
 

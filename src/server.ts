@@ -85,6 +85,7 @@ async function main(): Promise<void> {
     ja4Signatures,
     ja4Header: settings.ja4Header,
     overload: settings.overload,
+    tenantLimits: settings.tenantLimits,
   })
   // The only place background jobs start (src/jobs/).
   const jobs = new Scheduler(

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { applyAudit, exportAudit, parseAuditFile } from '../services/privacy/audit.js'
 import type { Store } from '../store/index.js'
 import { systemClock } from '../util/clock.js'
+import { privateTempBeside } from '../util/private-files.js'
 import type { Hasher } from '../util/secrets.js'
 import { UsageError } from './errors.js'
 
@@ -32,9 +33,14 @@ export async function auditCommand(
   if (sub === 'export') {
     if (existsSync(file) && !values.force) throw new UsageError(`${file} exists (--force replaces it)`)
     const audit = await exportAudit(store, hasher, systemClock)
-    const partial = `${file}.partial-${process.pid}`
-    writeFileSync(partial, `${JSON.stringify(audit)}\n`, { mode: 0o600 })
-    renameSync(partial, file)
+    // A private temp dir beside the file and an exclusive create: a planted symlink cannot redirect it.
+    const temp = privateTempBeside(file)
+    try {
+      writeFileSync(temp.file, `${JSON.stringify(audit)}\n`, { mode: 0o600, flag: 'wx' })
+      renameSync(temp.file, file)
+    } finally {
+      temp.cleanup()
+    }
     out({ exported: file, rows: audit.rows.length })
     return 0
   }

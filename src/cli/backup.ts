@@ -1,10 +1,10 @@
-import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
 import { sqliteSecret } from '../config/secret.js'
 import type { Settings } from '../config/settings.js'
 import { backupSqlite, restoreSqlite } from '../services/privacy/backup.js'
 import { systemClock } from '../util/clock.js'
+import { makePrivateDir } from '../util/private-files.js'
 import { Hasher } from '../util/secrets.js'
 import { UsageError } from './errors.js'
 
@@ -15,7 +15,7 @@ function hasherFor(settings: Settings): Hasher {
   const { storage, secret } = settings
   if (secret !== undefined) return new Hasher(secret)
   if (storage.kind !== 'sqlite') return new Hasher('') // the service refuses PostgreSQL before using it
-  mkdirSync(dirname(storage.file), { recursive: true })
+  makePrivateDir(dirname(storage.file))
   return new Hasher(sqliteSecret(storage.file))
 }
 

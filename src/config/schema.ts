@@ -86,6 +86,23 @@ export const EnvSchema = Type.Object({
     'scoring jobs waiting for storage before new requests are refused with 503',
   ),
   VERDICT_MAX_LAG_MS: int(10, 1_000, 'event-loop delay (ms) past which new requests are refused with 503'),
+  VERDICT_SIMULATIONS_PER_TENANT: int(
+    1,
+    1,
+    'config simulations one tenant may run at once (per process; 429 beyond)',
+    64,
+  ),
+  VERDICT_SIMULATED_EVENTS_PER_MINUTE: int(
+    1_000,
+    500_000,
+    'events one tenant may simulate per minute (per process; 429 beyond)',
+  ),
+  VERDICT_MAX_KEYS_PER_TENANT: int(
+    1,
+    50,
+    'active API keys a tenant may create from the console (each has its own rate limit)',
+  ),
+  VERDICT_MAX_CONSOLE_USERS_PER_TENANT: int(1, 50, 'console users a tenant may add from the console'),
   REDIS_URL: Type.Optional(
     Type.String({
       pattern: '^[Rr][Ee][Dd][Ii][Ss][Ss]?://\\S+$',

@@ -2,6 +2,7 @@ import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import { type AiConfig, resolveAiConfig } from '../ai/config.js'
 import { FEED_NAMES, type FeedUrls, feedUrlEnvVar } from '../intel/feeds/catalog.js'
+import type { TenantLimits } from '../services/runtime/tenant-work.js'
 import { parseDatabaseUrl, type StorageTarget } from '../store/index.js'
 import { type Env, readEnv } from './env.js'
 
@@ -28,6 +29,8 @@ export interface Settings {
   shutdownMs: number
   /** Load shedding: new requests get 503 past either bound (services/runtime/overload.ts). */
   overload: { maxQueue: number; maxLagMs: number }
+  /** Per-tenant bounds on heavy work, keys and console users (services/runtime/tenant-work.ts). */
+  tenantLimits: TenantLimits
   email: {
     /** DNS servers for MX lookups; undefined: the system resolver. */
     dnsServers: string[] | undefined
@@ -179,6 +182,12 @@ export function loadSettings(env: Env = process.env): Settings {
     keylessRateLimit: v.VERDICT_KEYLESS_RATE_LIMIT,
     shutdownMs: v.VERDICT_SHUTDOWN_MS,
     overload: { maxQueue: v.VERDICT_MAX_QUEUE, maxLagMs: v.VERDICT_MAX_LAG_MS },
+    tenantLimits: {
+      simulationsPerTenant: v.VERDICT_SIMULATIONS_PER_TENANT,
+      simulatedEventsPerMinute: v.VERDICT_SIMULATED_EVENTS_PER_MINUTE,
+      keysPerTenant: v.VERDICT_MAX_KEYS_PER_TENANT,
+      consoleUsersPerTenant: v.VERDICT_MAX_CONSOLE_USERS_PER_TENANT,
+    },
     email: {
       dnsServers: v.VERDICT_DNS_SERVERS?.length ? v.VERDICT_DNS_SERVERS : undefined,
       dnsTimeoutMs: v.VERDICT_DNS_TIMEOUT_MS,

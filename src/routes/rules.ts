@@ -22,7 +22,10 @@ export function registerRuleRoutes(app: App): void {
     async (request) => {
       const ctx = tenantContext(request)
       const days = digits(request.query.window_days, 'query.window_days', { fallback: 30, min: 1, max: 365 })
-      return rulesPerformance(ctx, ctx.tenant.id, days)
+      // Reads every labelled event of the window: one at a time per tenant (docs/security.md).
+      return ctx.tenantWork.exclusive('rules-performance', ctx.tenant.id, () =>
+        rulesPerformance(ctx, ctx.tenant.id, days),
+      )
     },
   )
 }

@@ -33,6 +33,9 @@ export const SubjectExport = Open({
     device_observations: Type.Integer(),
     devices: Type.Integer(),
     beacons: Type.Integer({ description: 'beacon observations listed (at most `limit`)' }),
+    idempotent_responses: Type.Integer({
+      description: "stored Idempotency-Key responses (kept 24 hours, sealed) naming the subject's events",
+    }),
   }),
   events: Type.Array(EventView),
   lookups: Type.Array(LookupView),
@@ -82,6 +85,7 @@ export const SubjectExport = Open({
       ja4: Nullable(Type.String()),
     }),
   ),
+  idempotent_responses: Type.Array(Open({ eventId: Type.String(), createdMs: Type.Integer() })),
   labels: Type.Array(
     Open({
       id: Type.String(),
@@ -100,6 +104,9 @@ export const ForgetResult = Type.Object({
     listEntries: Type.Integer(),
     labels: Type.Integer(),
     observations: Type.Integer(),
+    idempotentResponses: Type.Integer({
+      description: 'stored Idempotency-Key responses naming an erased event',
+    }),
   }),
   suppressions: Type.Integer({ description: 'forget suppressions written, one per identifier form' }),
   storage: StrEnum(

@@ -60,6 +60,15 @@ export const ScoreRequest = Strict({
   email: Str(320, 'email address'),
   device_id: Str(256, 'raw browser fingerprint from the beacon'),
   device_token: Str(512, 'device_token returned by an earlier call'),
+  visit_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[\\x21-\\x7e]+$',
+      description:
+        "the visit_id the beacon answer gave the page: binds the score to that beacon (same device_id, last 30 minutes, same IP or its /24 (IPv4) or /64 (IPv6)); without it only a beacon from the score IP's network is used",
+    }),
+  ),
   device: Type.Optional(DeviceFlags),
   timezone: Str(64, 'IANA time zone of the browser'),
   phone: Str(32, 'phone number'),

@@ -307,7 +307,12 @@ describe('POST /v1/score joins the latest beacon of its device_id', () => {
     // The backend cannot clear what the browser reported.
     const id2 = '78'.repeat(32)
     await beacon({}, { device_id: id2, device: device() })
-    const cleared = await score({ event: 'login', device_id: id2, device: { is_headless: false } })
+    const cleared = await score({
+      event: 'login',
+      device_id: id2,
+      ip: '73.162.10.20',
+      device: { is_headless: false },
+    })
     expect(cleared.json().device.is_headless).toBe(true)
   })
 
@@ -315,10 +320,10 @@ describe('POST /v1/score joins the latest beacon of its device_id', () => {
     const id = '9a'.repeat(32)
     await beacon({}, { device_id: id, device: device() })
     const other = await h.tenant()
-    const foreign = await score({ event: 'signup', device_id: id }, other.headers)
+    const foreign = await score({ event: 'signup', device_id: id, ip: '73.162.10.20' }, other.headers)
     expect(foreign.json().device).toMatchObject({ os: null, is_headless: null })
     h.clock.advance(31 * 60_000)
-    const late = await score({ event: 'signup', device_id: id })
+    const late = await score({ event: 'signup', device_id: id, ip: '73.162.10.20' })
     expect(late.json().device).toMatchObject({ os: null, browser: null, mobile: null, is_headless: null })
   })
 })

@@ -46,12 +46,17 @@ async function setUp(engine: Engine = 'sqlite') {
   pk = (await issueKey(h.store, h.clock, t.tenantId, { publishable: { origins: [SHOP] } })).apiKey
 }
 
+/** The client address each device_id last beaconed from. */
+const sentFrom = new Map<string, string>()
 const deviceId = () => (++n).toString(16).padStart(64, 'c')
 /** A distinct client address per beacon, so the per-IP beacon limit never interferes. */
 const clientIp = () => `73.162.${(n >> 8) & 255}.${(n & 255) + 1}`
 
 /** One beacon through the edge, which passes the JA4 in its header. */
 async function beacon(ja4: string | null, device: object, id = deviceId(), from = EDGE) {
+  const ip = clientIp()
+  // The score binds to a beacon from its own IP's network: it sends the address the beacon came from.
+  sentFrom.set(id, from === EDGE ? ip : from)
   const res = await h.app.inject({
     method: 'POST',
     url: '/v1/beacon',
@@ -59,7 +64,7 @@ async function beacon(ja4: string | null, device: object, id = deviceId(), from 
       'x-api-key': pk,
       origin: SHOP,
       'user-agent': CHROME_MAC,
-      'x-forwarded-for': clientIp(),
+      'x-forwarded-for': ip,
       ...(ja4 === null ? {} : { [HEADER]: ja4 }),
     },
     payload: { device_id: id, device },
@@ -74,7 +79,7 @@ async function score(id: string, extra: object = {}) {
     method: 'POST',
     url: '/v1/score',
     headers: t.headers,
-    payload: { event: 'signup', user_id: `u-${id.slice(-6)}`, device_id: id, ...extra },
+    payload: { event: 'signup', user_id: `u-${id.slice(-6)}`, device_id: id, ip: sentFrom.get(id), ...extra },
   })
   expect(res.statusCode, res.body).toBe(200)
   return res.json() as {

@@ -54,6 +54,7 @@ describe('POST /v1/subject and /v1/forget', () => {
       device_observations: 3,
       devices: 1,
       beacons: 0,
+      idempotent_responses: 0,
     })
     expect(body.device_observations[0]).toMatchObject({
       deviceId: DEVICE,
@@ -117,7 +118,7 @@ describe('POST /v1/subject and /v1/forget', () => {
     })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({
-      deleted: { events: 3, lookups: 1, listEntries: 2, labels: 1, observations: 3 },
+      deleted: { events: 3, lookups: 1, listEntries: 2, labels: 1, observations: 3, idempotentResponses: 0 },
       suppressions: 5,
       storage: 'reclaimed',
     })
@@ -133,6 +134,7 @@ describe('POST /v1/subject and /v1/forget', () => {
       device_observations: 0,
       devices: 0,
       beacons: 0,
+      idempotent_responses: 0,
     })
     const obs = (await h.app.inject({ url: `/v1/device/${DEVICE}/observations`, headers: t.headers })).json()
     expect(obs.observations).toEqual([])
@@ -155,7 +157,14 @@ describe('POST /v1/subject and /v1/forget', () => {
     await seed()
     const other = await h.tenant()
     const res = await post('/v1/forget', { user_id: USER, email: EMAIL }, other.headers)
-    expect(res.json().deleted).toEqual({ events: 0, lookups: 0, listEntries: 0, labels: 0, observations: 0 })
+    expect(res.json().deleted).toEqual({
+      events: 0,
+      lookups: 0,
+      listEntries: 0,
+      labels: 0,
+      observations: 0,
+      idempotentResponses: 0,
+    })
     expect((await post('/v1/subject', { user_id: USER })).json().counts.events).toBe(3)
   })
 })

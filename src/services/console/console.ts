@@ -99,6 +99,11 @@ export async function createTenantKey(
   const origins = body.origins ?? []
   if (!body.publishable && origins.length > 0)
     throw new ApiError('bad_request', 'origins need publishable: true')
+  // Each key has its own rate limit: a cap keeps minting keys from multiplying the tenant's.
+  const max = ctx.tenantWork.limits.keysPerTenant
+  const active = (await ctx.store.tenants.listKeys(ctx.tenant.id)).filter((k) => k.revokedMs === null)
+  if (active.length >= max)
+    throw new ApiError('conflict', `a tenant holds at most ${max} active keys: revoke one first`)
   const issued = await issueKey(
     ctx.store,
     ctx.clock,
@@ -134,6 +139,9 @@ export async function tenantUsers(ctx: TenantContext) {
 }
 
 export async function addTenantUser(ctx: TenantContext, body: { email: string; password: string }) {
+  const max = ctx.tenantWork.limits.consoleUsersPerTenant
+  if ((await ctx.store.console.listUsers(ctx.tenant.id)).length >= max)
+    throw new ApiError('conflict', `a tenant has at most ${max} console users: remove one first`)
   try {
     return await createConsoleUser(ctx.store, ctx.clock, { tenantId: ctx.tenant.id, ...body })
   } catch (err) {

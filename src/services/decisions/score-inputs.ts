@@ -9,7 +9,7 @@ import type { BeaconObservation } from '../../store/devices/beacons.js'
 import type { EventAttributes } from '../../store/events/scored-event.js'
 import type { StoredConfig } from '../../store/rules/config.js'
 import type { ListKey } from '../../store/rules/lists.js'
-import { latestBeacon, mergeDeviceFlags } from '../devices/beacon.js'
+import { bindBeacon, mergeDeviceFlags } from '../devices/beacon.js'
 import { type DeviceResolution, resolveDevice } from '../devices/device.js'
 import { beaconTls } from '../devices/ja4-signatures.js'
 import { effectiveOf, scoringConfig } from '../rules/compile.js'
@@ -33,7 +33,7 @@ export interface PreparedEvent {
   configVersion: number
   /** Device resolution (token, rung, identity); history is read later, on the write transaction. */
   device: DeviceResolution
-  /** The tenant's latest beacon of this device_id (last 30 minutes): what the browser itself showed. */
+  /** The beacon bound to this score (services/devices/beacon.ts bindBeacon): what the browser itself showed. */
   beacon: BeaconObservation | null
   /** The request's device flags completed by the beacon's (services/devices/beacon.ts mergeDeviceFlags). */
   deviceFlags: DeviceFlags | null
@@ -101,7 +101,7 @@ export async function prepareEvent(
     storedConfig ? Promise.resolve(storedConfig) : ctx.store.config.cached(ctx.tenant.id),
     resolveDevice(ctx, { fingerprint: deviceId, token: present(body.device_token), ip: lookup }),
     gatherNetwork(ctx, attributes, now),
-    latestBeacon(ctx, deviceId, now),
+    bindBeacon(ctx, { deviceId, ip: rawIp, visitId: present(body.visit_id) }, now),
   ])
   if (device.observed) attributes.device = device
   return {

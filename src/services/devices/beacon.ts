@@ -8,11 +8,13 @@ import {
 } from '../../beacon/contract.js'
 import type { TenantContext } from '../../context.js'
 import { ApiError } from '../../errors.js'
-import { parseIp } from '../../intel/ip/normalize.js'
+import { formatIp, type ParsedIp, parseIp } from '../../intel/ip/normalize.js'
 import type { DeviceFlags } from '../../scoring/types.js'
 import type { BeaconObservation } from '../../store/devices/beacons.js'
 import { randomToken } from '../../util/secrets.js'
 import type { AuthContext } from '../access/auth.js'
+import { consumeQuota } from '../access/quota.js'
+import { assertQuotaFits } from '../access/quota-check.js'
 import { connectionClass } from './device.js'
 import { isSpoofingBeacon } from './ja4-signatures.js'
 
@@ -70,12 +72,17 @@ export async function recordBeacon(
   const connection = connectionClass(ip ? ctx.intel.ip.lookup(ip.ip) : null)
   const agent = parseUserAgent(req.userAgent)
   const visitId = `vis_${randomToken(16)}`
+  // A beacon is a write anybody holding the public key can make: metered like a scored event.
+  await assertQuotaFits(ctx, 1)
+  const now = ctx.clock.now()
   await ctx.store.beacons.add({
     tenantId: ctx.tenant.id,
     deviceId: body.device_id,
     visitId,
-    createdMs: ctx.clock.now(),
+    createdMs: now,
     ipHash: ip ? ctx.hasher.entity('ip', ip.ip) : null,
+    netHash: ip ? networkHash(ctx, ip) : null,
+    meter: consumeQuota(ctx, 1, now),
     connection,
     ...agent,
     flags: { ...body.device },
@@ -88,14 +95,32 @@ export async function recordBeacon(
 /** A beacon older than this no longer describes the device a score is about. */
 export const BEACON_JOIN_WINDOW_MS = 30 * 60_000
 
-/** The tenant's latest beacon of this fingerprint within the join window, or null. */
-export async function latestBeacon(
+/** The network a beacon binds to: IPv4 /24, IPv6 /64 (one household, office or phone's address block). */
+export function networkOf(ip: ParsedIp): string {
+  if (ip.version === 4) return ip.prefix
+  return `${formatIp((ip.value >> 64n) << 64n, 6)}/64`
+}
+
+function networkHash(ctx: TenantContext, ip: ParsedIp): string {
+  return ctx.hasher.mac('beacon-network', networkOf(ip)).toString('hex')
+}
+
+/**
+ * The beacon a score uses: this tenant's, of this fingerprint, within the join window, and sent from
+ * the score's IP or its network (a forged beacon from elsewhere never counts, docs/security.md). With
+ * the `visit_id` the page got, that visit only; without, the newest from the score's network. A score
+ * without an IP has nothing to bind a beacon to and uses none.
+ */
+export async function bindBeacon(
   ctx: TenantContext,
-  deviceId: string | null,
+  score: { deviceId: string | null; ip: string | null; visitId: string | null },
   now: number,
 ): Promise<BeaconObservation | null> {
-  if (deviceId === null) return null
-  return (await ctx.store.beacons.latest(ctx.tenant.id, deviceId, now - BEACON_JOIN_WINDOW_MS)) ?? null
+  const ip = score.ip === null ? null : parseIp(score.ip)
+  if (score.deviceId === null || ip === null) return null
+  const from = { ipHash: ctx.hasher.entity('ip', ip.ip), netHash: networkHash(ctx, ip) }
+  const since = now - BEACON_JOIN_WINDOW_MS
+  return (await ctx.store.beacons.forScore(ctx.tenant.id, score.deviceId, since, from, score.visitId)) ?? null
 }
 
 /** A finding is `true`, except for `ua_consistent`, where the finding is `false`. */

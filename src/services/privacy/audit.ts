@@ -80,7 +80,14 @@ export async function applyAudit(
   const tenants = await store.restore.tenantIds()
   const rows = audit.filter((r) => tenants.has(r.tenantId))
   const carried = await store.restore.carry(rows)
-  const deleted: ErasedCounts = { events: 0, lookups: 0, listEntries: 0, labels: 0, observations: 0 }
+  const deleted: ErasedCounts = {
+    events: 0,
+    lookups: 0,
+    listEntries: 0,
+    labels: 0,
+    observations: 0,
+    idempotentResponses: 0,
+  }
   let reapplied = 0
   for (const tenantId of tenants) {
     const forgotten = new Set(

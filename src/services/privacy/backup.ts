@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, renameSync, statSync } from 'node:fs'
 import {
   assertNotInUse,
   backupDatabase,
@@ -9,6 +9,7 @@ import {
 } from '../../store/engine/sqlite-files.js'
 import { openStore, type StorageTarget } from '../../store/index.js'
 import type { Clock } from '../../util/clock.js'
+import { createPrivateFile, privateTempBeside } from '../../util/private-files.js'
 import type { Hasher } from '../../util/secrets.js'
 import { type AuditRow, applyAudit, secretCheck } from './audit.js'
 
@@ -37,9 +38,11 @@ export async function backupSqlite(
 ) {
   const file = sqliteFile(target, 'backup')
   if (existsSync(dest) && !deps.force) throw new FileOpError(`${dest} exists (--force replaces it)`)
-  const partial = `${dest}.partial-${process.pid}`
-  rmSync(partial, { force: true })
+  // Written in a private directory beside the target, 0600 from its first byte, then renamed over it.
+  const temp = privateTempBeside(dest)
+  const partial = temp.file
   try {
+    createPrivateFile(partial)
     let last = -1
     const { pages } = await backupDatabase(file, partial, ({ totalPages, remainingPages }) => {
       const pct = totalPages ? Math.floor(((totalPages - remainingPages) / totalPages) * 100) : 100
@@ -61,7 +64,7 @@ export async function backupSqlite(
       tenants: info.tenants,
     }
   } finally {
-    rmSync(partial, { force: true })
+    temp.cleanup()
   }
 }
 
@@ -101,12 +104,14 @@ export async function restoreSqlite(
     deps.progress(`restore: ${audit.length} suppression(s) in the audit of the database being replaced`)
     assertNotInUse(file)
   }
-  const staging = `${file}.restoring-${process.pid}`
+  const temp = privateTempBeside(file)
+  const staging = temp.file
   try {
+    createPrivateFile(staging)
     copyFileSync(source, staging)
     replaceDatabase(staging, file)
   } finally {
-    rmSync(staging, { force: true })
+    temp.cleanup()
   }
   deps.progress(`restore: ${source} is now ${file}`)
   const store = await openStore(target)

@@ -30,6 +30,8 @@ export const ERASED_TABLES = [
   'device_link_counts',
   'ip_accounts',
   'beacon_observations',
+  'idempotency_keys',
+  'idempotency_events',
 ] as const
 
 /**
@@ -94,6 +96,7 @@ export async function exportSubject(ctx: TenantContext, body: SubjectBody) {
       device_observations: x.observationCount,
       devices: x.devices.length,
       beacons: x.beacons.length,
+      idempotent_responses: new Set(x.idempotent.map((r) => r['key_hash'])).size,
     },
     events: x.events.map(eventView),
     lookups: x.lookups.map(lookupView),
@@ -134,6 +137,11 @@ export async function exportSubject(ctx: TenantContext, body: SubjectBody) {
       mobile: Number(b['mobile']) === 1,
       flags: JSON.parse(String(b['flags'])) as Record<string, unknown>,
       ja4: (b['ja4'] as string | null) ?? null,
+    })),
+    // Kept 24 hours for Idempotency-Key retries, sealed under the caller's key: listed by event.
+    idempotent_responses: x.idempotent.map((r) => ({
+      eventId: r['event_id'] as string,
+      createdMs: Number(r['created_ms']),
     })),
     labels: x.labels.map((l) => ({
       id: String(l.id),

@@ -102,5 +102,13 @@ export function mergeExports(parts: SubjectExport[], limit: number): SubjectExpo
       (b) => Number(b['created_ms']),
       limit,
     ),
+    idempotent: newestFirst(
+      union(
+        parts.map((p) => p.idempotent),
+        (r) => `${r['event_id']}|${r['key_hash']}`,
+      ).rows,
+      (r) => Number(r['created_ms']),
+      limit,
+    ),
   }
 }

@@ -11,6 +11,8 @@ export interface BeaconObservation {
   createdMs: number
   /** Keyed hash of the client IP; the raw address is never stored. */
   ipHash: string | null
+  /** Keyed hash of the client's IPv4 /24 or IPv6 /64 (a score binds to a beacon of its own network). */
+  netHash: string | null
   /** How the IP is classed (datacenter, proxy, relay, residential), as for scored events; null without intel. */
   connection: ConnectionClass | null
   os: string | null
@@ -28,6 +30,7 @@ interface Row {
   visit_id: string
   created_ms: number
   ip_hash: string | null
+  net_hash: string | null
   connection_type: string | null
   os: string | null
   browser: string | null
@@ -37,22 +40,26 @@ interface Row {
 }
 
 const COLS =
-  'tenant_id, device_id, visit_id, created_ms, ip_hash, connection_type, os, browser, mobile, flags, ja4'
+  'tenant_id, device_id, visit_id, created_ms, ip_hash, net_hash, connection_type, os, browser, mobile, flags, ja4'
 
 function* insert(o: BeaconObservation): Work<number> {
-  return yield* q.run(`INSERT INTO beacon_observations (${COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-    o.tenantId,
-    o.deviceId,
-    o.visitId,
-    o.createdMs,
-    o.ipHash,
-    o.connection,
-    o.os,
-    o.browser,
-    o.mobile ? 1 : 0,
-    JSON.stringify(o.flags),
-    o.ja4,
-  ])
+  return yield* q.run(
+    `INSERT INTO beacon_observations (${COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      o.tenantId,
+      o.deviceId,
+      o.visitId,
+      o.createdMs,
+      o.ipHash,
+      o.netHash,
+      o.connection,
+      o.os,
+      o.browser,
+      o.mobile ? 1 : 0,
+      JSON.stringify(o.flags),
+      o.ja4,
+    ],
+  )
 }
 
 export class BeaconStore {
@@ -62,34 +69,64 @@ export class BeaconStore {
    * Records the beacon and, when it has a JA4, counts it for that JA4 in the same transaction; `spoofing`
    * (whether its flags show a faked identity) goes only into that count (store/devices/ja4.ts).
    */
-  async add(o: BeaconObservation & { spoofing: boolean }): Promise<void> {
+  async add(o: BeaconObservation & { spoofing: boolean; meter?: Work<void> }): Promise<void> {
     await this.db.tx(function* () {
+      // The tenant's usage first: over quota, nothing is written.
+      if (o.meter) yield* o.meter
       yield* insert(o)
       if (o.ja4) yield* Ja4Store.count(o.tenantId, o.ja4, o.createdMs, o.spoofing)
     })
   }
 
-  /** The tenant's newest beacon of this fingerprint at or after `sinceMs`, if any. */
+  /** The tenant's newest beacon of this fingerprint at or after `sinceMs`, from anywhere (tooling, tests). */
   async latest(tenantId: string, deviceId: string, sinceMs: number): Promise<BeaconObservation | undefined> {
-    const r = await this.db.get<Row>(
-      `SELECT ${COLS} FROM beacon_observations
-        WHERE tenant_id = ? AND device_id = ? AND created_ms >= ?
-        ORDER BY created_ms DESC LIMIT 1`,
-      [tenantId, deviceId, sinceMs],
+    return toObservation(
+      await this.db.get<Row>(
+        `SELECT ${COLS} FROM beacon_observations
+          WHERE tenant_id = ? AND device_id = ? AND created_ms >= ?
+          ORDER BY created_ms DESC LIMIT 1`,
+        [tenantId, deviceId, sinceMs],
+      ),
     )
-    if (!r) return undefined
-    return {
-      tenantId: r.tenant_id,
-      deviceId: r.device_id,
-      visitId: r.visit_id,
-      createdMs: Number(r.created_ms),
-      ipHash: r.ip_hash,
-      connection: r.connection_type as ConnectionClass | null,
-      os: r.os,
-      browser: r.browser,
-      mobile: Number(r.mobile) === 1,
-      flags: JSON.parse(r.flags) as Record<string, unknown>,
-      ja4: r.ja4,
-    }
+  }
+
+  /**
+   * The beacon a score may use: of this tenant and fingerprint, at or after `sinceMs`, sent from the
+   * score's exact IP or its network. With `visitId` only that visit; without, the newest such beacon.
+   */
+  async forScore(
+    tenantId: string,
+    deviceId: string,
+    sinceMs: number,
+    from: { ipHash: string; netHash: string },
+    visitId: string | null,
+  ): Promise<BeaconObservation | undefined> {
+    return toObservation(
+      await this.db.get<Row>(
+        `SELECT ${COLS} FROM beacon_observations
+          WHERE tenant_id = ? AND device_id = ? AND created_ms >= ? AND (ip_hash = ? OR net_hash = ?)
+            ${visitId === null ? '' : 'AND visit_id = ?'}
+          ORDER BY created_ms DESC LIMIT 1`,
+        [tenantId, deviceId, sinceMs, from.ipHash, from.netHash, ...(visitId === null ? [] : [visitId])],
+      ),
+    )
+  }
+}
+
+function toObservation(r: Row | undefined): BeaconObservation | undefined {
+  if (!r) return undefined
+  return {
+    tenantId: r.tenant_id,
+    deviceId: r.device_id,
+    visitId: r.visit_id,
+    createdMs: Number(r.created_ms),
+    ipHash: r.ip_hash,
+    netHash: r.net_hash,
+    connection: r.connection_type as ConnectionClass | null,
+    os: r.os,
+    browser: r.browser,
+    mobile: Number(r.mobile) === 1,
+    flags: JSON.parse(r.flags) as Record<string, unknown>,
+    ja4: r.ja4,
   }
 }

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
+import { createPrivateFile, makePrivateDir } from '../../util/private-files.js'
 import { Checkpointer } from './checkpointer.js'
 import { type Db, type DbStats, type Op, type Param, runSync, StorageUnavailable, type Work } from './db.js'
 
@@ -70,7 +70,11 @@ export class SqliteDb implements Db {
     readonly file: string,
     options: SqliteOptions = {},
   ) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+    if (file !== ':memory:') {
+      // The file holds password and key hashes: owner-only directory and files (WAL and -shm inherit).
+      makePrivateDir(dirname(file))
+      createPrivateFile(file)
+    }
     this.db = new Database(file)
     // auto_vacuum only takes effect before the first table exists; erasure relies on it.
     atStart(() => this.db.pragma('auto_vacuum = INCREMENTAL'))

@@ -42,15 +42,25 @@ export class IdempotencyStore {
        RETURNING 1 AS ok`,
       [tenantId, keyHash, requestHash, nowMs, expiredBeforeMs],
     )
-    return row !== undefined
+    if (row === undefined) return false
+    // An expired key taken over: the events of its old response are not this request's.
+    yield* q.run('DELETE FROM idempotency_events WHERE tenant_id = ? AND key_hash = ?', [tenantId, keyHash])
+    return true
   }
 
-  *complete(tenantId: string, keyHash: string, body: string): Work<void> {
+  /** The response (sealed) and the events it names, which erasure of any of them deletes it with. */
+  *complete(tenantId: string, keyHash: string, body: string, eventIds: readonly string[]): Work<void> {
     yield* q.run('UPDATE idempotency_keys SET body = ? WHERE tenant_id = ? AND key_hash = ?', [
       body,
       tenantId,
       keyHash,
     ])
+    for (const eventId of new Set(eventIds)) {
+      yield* q.run(
+        'INSERT INTO idempotency_events (tenant_id, event_id, key_hash) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+        [tenantId, eventId, keyHash],
+      )
+    }
   }
 
   *release(tenantId: string, keyHash: string): Work<void> {

@@ -59,6 +59,8 @@ export interface ErasedCounts {
   listEntries: number
   labels: number
   observations: number
+  /** Stored idempotent responses that named an erased event. */
+  idempotentResponses: number
 }
 
 /** The identifiers of one data subject, in their stored forms. */
@@ -226,7 +228,17 @@ export class PrivacyStore {
         WHERE tenant_id = ? AND ${bc.where} ORDER BY created_ms DESC LIMIT ?`,
       [tenantId, ...bc.params, limit],
     )
+    // Responses kept for Idempotency-Key retries that name one of the person's events (sealed: listed,
+    // not shown).
+    const idempotent = await this.db.all<Record<string, unknown>>(
+      `SELECT ie.event_id, ie.key_hash, k.created_ms FROM idempotency_events ie
+         JOIN idempotency_keys k ON k.tenant_id = ie.tenant_id AND k.key_hash = ie.key_hash
+        WHERE ie.tenant_id = ? AND ie.event_id IN (SELECT id FROM events WHERE tenant_id = ? AND ${ev.where})
+        ORDER BY k.created_ms DESC LIMIT ?`,
+      [tenantId, tenantId, ...ev.params, limit],
+    )
     return {
+      idempotent,
       events,
       eventCount,
       lookups,
@@ -270,6 +282,13 @@ export class PrivacyStore {
     const ev = matcher(keys, EVENT_COLS)
     // IP velocity's pairs of these events are derived again from the events that remain.
     const pairs = yield* ipAccountPairsOf(tenantId, ev.where, ev.params)
+    // The stored responses naming these events go first (their links cascade with them).
+    const idempotentResponses = yield* q.run(
+      `DELETE FROM idempotency_keys WHERE tenant_id = ? AND key_hash IN (
+         SELECT key_hash FROM idempotency_events
+          WHERE tenant_id = ? AND event_id IN (SELECT id FROM events WHERE tenant_id = ? AND ${ev.where}))`,
+      [tenantId, tenantId, tenantId, ...ev.params],
+    )
     const events = yield* q.run(`DELETE FROM events WHERE tenant_id = ? AND ${ev.where}`, [
       tenantId,
       ...ev.params,
@@ -288,7 +307,7 @@ export class PrivacyStore {
       ...le.params,
     ])
     if (listEntries > 0) yield* this.inv.touch(`lists:${tenantId}`)
-    return { events, lookups, listEntries, labels, observations }
+    return { events, lookups, listEntries, labels, observations, idempotentResponses }
   }
 
   /** Observations of the person: their own identifiers, or any of their events. */

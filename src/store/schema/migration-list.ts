@@ -450,4 +450,27 @@ CREATE TABLE tenant_rules (
 ALTER TABLE events ADD COLUMN shadow_rules TEXT;
 `,
   },
+  {
+    version: 19,
+    name: 'idempotent responses by event',
+    // Which events a stored response names, so erasure deletes the response with the events.
+    sql: `
+CREATE TABLE idempotency_events (
+  tenant_id TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  key_hash TEXT NOT NULL,
+  PRIMARY KEY (tenant_id, event_id, key_hash),
+  FOREIGN KEY (tenant_id, key_hash) REFERENCES idempotency_keys (tenant_id, key_hash) ON DELETE CASCADE
+) {{WITHOUT_ROWID}};
+CREATE INDEX idempotency_events_key ON idempotency_events (tenant_id, key_hash);
+`,
+  },
+  {
+    version: 20,
+    name: 'beacon network',
+    // Keyed hash of the beacon's IPv4 /24 or IPv6 /64: a score uses only a beacon from its own network.
+    sql: `
+ALTER TABLE beacon_observations ADD COLUMN net_hash TEXT;
+`,
+  },
 ]
