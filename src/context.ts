@@ -13,6 +13,7 @@ import { type ClusterStatus, singleNode } from './services/runtime/cluster.js'
 import { GroupWriter } from './services/runtime/group-writer.js'
 import { OverloadGuard, type OverloadLimits } from './services/runtime/overload.js'
 import { type Limiter, RateLimiter } from './services/runtime/rate-limiter.js'
+import { type DeliveryOptions, WebhookDispatcher } from './services/webhooks/dispatcher.js'
 import type { Tenant } from './store/access/tenants.js'
 import type { Store } from './store/index.js'
 import type { Clock } from './util/clock.js'
@@ -48,6 +49,8 @@ export interface ServiceOptions {
   cluster?: ClusterStatus
   /** Load-shedding bounds; default: those of VERDICT_MAX_QUEUE and VERDICT_MAX_LAG_MS. */
   overload?: Partial<OverloadLimits>
+  /** Webhook delivery; default: https to public addresses only, system CAs. */
+  webhooks?: DeliveryOptions
 }
 
 /** Everything a request may use, built once per app and shared by every request. */
@@ -75,6 +78,8 @@ export interface AppServices {
   readonly cluster: ClusterStatus
   /** Refuses new work with 503 while the process is overloaded. */
   readonly overload: OverloadGuard
+  /** Sends the webhook outbox (started by server.ts only). */
+  readonly webhooks: WebhookDispatcher
 }
 
 /** One request's view of the services: the services plus who the request acts for. */
@@ -113,6 +118,11 @@ export function composeServices(opts: ServiceOptions): AppServices {
       maxQueue: opts.overload?.maxQueue ?? envDefault('VERDICT_MAX_QUEUE'),
       maxLagMs: opts.overload?.maxLagMs ?? envDefault('VERDICT_MAX_LAG_MS'),
     }),
+    webhooks: new WebhookDispatcher(
+      opts.store,
+      opts.clock,
+      opts.webhooks ?? { allowHttp: false, allowPrivate: false },
+    ),
   }
 }
 

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { rootCertificates } from 'node:tls'
 import { createExplainer } from './ai/index.js'
 import { buildApp } from './app.js'
 import { resolveSecret } from './config/secret.js'
@@ -22,6 +24,10 @@ async function main(): Promise<void> {
   const settings = loadSettings()
   // Read before anything is opened, so a bad certificate stops the start with its own message.
   const tlsCredentials = settings.tls && readTlsCredentials(settings.tls)
+  // Extra CAs for webhook https, added to the system's (a bad file stops the start here).
+  const webhookCa = settings.webhooks.caFile
+    ? [...rootCertificates, readFileSync(settings.webhooks.caFile, 'utf8')]
+    : undefined
   // Concurrent first starts: one process migrates (and below, creates tenant `default`), the others wait.
   const store = await withStartupLock(settings.storage, () => openStore(settings.storage))
   const secret = await resolveSecret(store, settings.storage, settings.secret)
@@ -63,6 +69,13 @@ async function main(): Promise<void> {
     ja4Signatures,
     ja4Header: settings.ja4Header,
     overload: settings.overload,
+    webhooks: {
+      allowHttp: settings.webhooks.allowHttp,
+      allowPrivate: settings.webhooks.allowPrivate,
+      ca: webhookCa,
+      holder: node,
+      userAgent: `verdict-webhooks/${packageVersion()}`,
+    },
   })
   // The only place background jobs start (src/jobs/).
   const jobs = new Scheduler(
@@ -79,6 +92,9 @@ async function main(): Promise<void> {
   )
   held = () => jobs.held
   jobs.start()
+  // The webhook outbox is sent by every node; a delivery's lease keeps it to one node at a time.
+  app.services.webhooks.log = app.log
+  app.services.webhooks.start()
   if (!redis && settings.storage.kind === 'postgres')
     app.log.warn(
       { node },
@@ -102,7 +118,7 @@ async function main(): Promise<void> {
     // idle (keep-alive) when they answer and would hold the close open until their timeout.
     setInterval(() => app.server.closeIdleConnections(), 100).unref()
     try {
-      await Promise.all([app.close(), jobs.stop()])
+      await Promise.all([app.close(), jobs.stop(), app.services.webhooks.stop()])
       await store.close()
       await redis?.close()
       process.exit(0)

@@ -61,6 +61,8 @@ export interface Settings {
   tls: { certFile: string; keyFile: string } | undefined
   /** Lower-cased name of the header a trusted edge passes the client's JA4 in; honoured only from trusted proxies. */
   ja4Header: string | undefined
+  /** Outbound webhooks: where they may go and which extra CAs their https trusts (absolute path). */
+  webhooks: { allowHttp: boolean; allowPrivate: boolean; caFile: string | undefined }
 }
 
 /** Below this, a weak secret could be guessed offline from a leaked hash and a known input. */
@@ -196,5 +198,10 @@ export function loadSettings(env: Env = process.env): Settings {
     retentionDays: v.VERDICT_RETENTION_DAYS,
     tls,
     ja4Header,
+    webhooks: {
+      allowHttp: v.VERDICT_WEBHOOK_ALLOW_HTTP,
+      allowPrivate: v.VERDICT_WEBHOOK_ALLOW_PRIVATE,
+      caFile: v.VERDICT_WEBHOOK_CA_FILE === undefined ? undefined : resolve(v.VERDICT_WEBHOOK_CA_FILE),
+    },
   }
 }
