@@ -75,163 +75,189 @@ describe.each(['sqlite', 'postgres'] as const)('webhooks on %s', (engine: Engine
     expect((await api('POST', '/v1/webhooks', { url: rx.url, events: ['nope'] })).statusCode).toBe(400)
   })
 
-  it.skipIf(skip)('signs a block decision so that standardwebhooks verifies it; payload has no raw identifier', async () => {
-    const ep = await endpoint(['decision.block', 'decision.review'])
-    try {
-      await api('POST', '/v1/lists', { list: 'block', type: 'email', value: EMAIL })
-      const scored = await api('POST', '/v1/score', {
-        event: 'signup',
-        user_id: 'user-1',
-        email: EMAIL,
-        ip: IP,
-        phone: PHONE,
-      })
-      expect(scored.json().verdict).toBe('block')
-      await drain()
-      expect(rx.received).toHaveLength(1)
-      const r = rx.received[0]!
-      expect(r.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/)
-      const payload = verify(ep.secret, r) as { type: string; data: Record<string, unknown> }
-      expect(payload.type).toBe('decision.block')
-      expect(payload.data).toMatchObject({ event_id: scored.json().event_id, user_id: 'user-1', verdict: 'block' })
-      expect(() => verify(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, r)).toThrow()
-      // The scan: neither the email, its parts, the IP nor the phone appear in what was sent or stored.
-      const deliveries = await api('GET', `/v1/webhooks/${ep.id}/deliveries`)
-      for (const text of [r.body, JSON.stringify(r.headers), deliveries.body])
-        for (const raw of [EMAIL, 'maria.garcia', IP, '73.162.10', PHONE, '4155552671'])
-          expect(text).not.toContain(raw)
-    } finally {
-      await api('DELETE', `/v1/webhooks/${ep.id}`)
-    }
-  })
-
-  it.skipIf(skip)('a receiver failing N times gets the same webhook-id N+1 times; the delivery ends delivered', async () => {
-    const ep = await endpoint(['list.entry_added'])
-    try {
-      const N = 4
-      statuses = [500, 503, 302, 404]
-      const added = await api('POST', '/v1/lists', { list: 'block', type: 'user', value: 'retry-user' })
-      expect(added.statusCode).toBe(200)
-      await drain()
-      for (let i = 1; i <= N; i++) {
-        // Not before its time (the jitter only lengthens a delay) …
-        h.clock.advance(RETRY_SCHEDULE_MS[i]! - 1)
+  it.skipIf(skip)(
+    'signs a block decision so that standardwebhooks verifies it; payload has no raw identifier',
+    async () => {
+      const ep = await endpoint(['decision.block', 'decision.review'])
+      try {
+        await api('POST', '/v1/lists', { list: 'block', type: 'email', value: EMAIL })
+        const scored = await api('POST', '/v1/score', {
+          event: 'signup',
+          user_id: 'user-1',
+          email: EMAIL,
+          ip: IP,
+          phone: PHONE,
+        })
+        expect(scored.json().verdict).toBe('block')
         await drain()
-        expect(rx.received).toHaveLength(i)
-        // … and at the latest once the delay and its jitter passed.
-        h.clock.advance(RETRY_SCHEDULE_MS[i]! * 0.1 + 1)
-        await drain()
-        expect(rx.received).toHaveLength(i + 1)
+        expect(rx.received).toHaveLength(1)
+        const r = rx.received[0]!
+        expect(r.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/)
+        const payload = verify(ep.secret, r) as { type: string; data: Record<string, unknown> }
+        expect(payload.type).toBe('decision.block')
+        expect(payload.data).toMatchObject({
+          event_id: scored.json().event_id,
+          user_id: 'user-1',
+          verdict: 'block',
+        })
+        expect(() => verify(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, r)).toThrow()
+        // The scan: neither the email, its parts, the IP nor the phone appear in what was sent or stored.
+        const deliveries = await api('GET', `/v1/webhooks/${ep.id}/deliveries`)
+        for (const text of [r.body, JSON.stringify(r.headers), deliveries.body])
+          for (const raw of [EMAIL, 'maria.garcia', IP, '73.162.10', PHONE, '4155552671'])
+            expect(text).not.toContain(raw)
+      } finally {
+        await api('DELETE', `/v1/webhooks/${ep.id}`)
       }
-      const ids = new Set(rx.received.map((r) => r.headers['webhook-id']))
-      expect(ids.size).toBe(1)
-      for (const r of rx.received) expect(verify(ep.secret, r)).toMatchObject({ type: 'list.entry_added' })
-      const page = (await api('GET', `/v1/webhooks/${ep.id}/deliveries`)).json() as {
-        deliveries: Record<string, unknown>[]
-      }
-      expect(page.deliveries[0]).toMatchObject({ status: 'delivered', attempts: N + 1, last_status_code: 200 })
-    } finally {
-      await api('DELETE', `/v1/webhooks/${ep.id}`)
-    }
-  })
+    },
+  )
 
-  it.skipIf(skip)('gives up after the schedule, disables an endpoint failing for days, and redelivers', async () => {
-    const ep = await endpoint(['config.version_created'])
-    try {
-      statuses = Array(100).fill(500)
-      for (let v = 0; v < 5; v++) {
-        const res = await api('PUT', '/v1/config', { weights: { datacenterIp: 20 + v } })
-        expect(res.statusCode).toBe(200)
+  it.skipIf(skip)(
+    'a receiver failing N times gets the same webhook-id N+1 times; the delivery ends delivered',
+    async () => {
+      const ep = await endpoint(['list.entry_added'])
+      try {
+        const N = 4
+        statuses = [500, 503, 302, 404]
+        const added = await api('POST', '/v1/lists', { list: 'block', type: 'user', value: 'retry-user' })
+        expect(added.statusCode).toBe(200)
         await drain()
-        for (let i = 1; i < RETRY_SCHEDULE_MS.length; i++) {
-          h.clock.advance(RETRY_SCHEDULE_MS[i]! * 1.2)
+        for (let i = 1; i <= N; i++) {
+          // Not before its time (the jitter only lengthens a delay) …
+          h.clock.advance(RETRY_SCHEDULE_MS[i]! - 1)
           await drain()
+          expect(rx.received).toHaveLength(i)
+          // … and at the latest once the delay and its jitter passed.
+          h.clock.advance(RETRY_SCHEDULE_MS[i]! * 0.1 + 1)
+          await drain()
+          expect(rx.received).toHaveLength(i + 1)
+        }
+        const ids = new Set(rx.received.map((r) => r.headers['webhook-id']))
+        expect(ids.size).toBe(1)
+        for (const r of rx.received) expect(verify(ep.secret, r)).toMatchObject({ type: 'list.entry_added' })
+        const page = (await api('GET', `/v1/webhooks/${ep.id}/deliveries`)).json() as {
+          deliveries: Record<string, unknown>[]
+        }
+        expect(page.deliveries[0]).toMatchObject({
+          status: 'delivered',
+          attempts: N + 1,
+          last_status_code: 200,
+        })
+      } finally {
+        await api('DELETE', `/v1/webhooks/${ep.id}`)
+      }
+    },
+  )
+
+  it.skipIf(skip)(
+    'gives up after the schedule, disables an endpoint failing for days, and redelivers',
+    async () => {
+      const ep = await endpoint(['config.version_created'])
+      try {
+        statuses = Array(100).fill(500)
+        for (let v = 0; v < 5; v++) {
+          const res = await api('PUT', '/v1/config', { weights: { datacenterIp: 20 + v } })
+          expect(res.statusCode).toBe(200)
+          await drain()
+          for (let i = 1; i < RETRY_SCHEDULE_MS.length; i++) {
+            h.clock.advance(RETRY_SCHEDULE_MS[i]! * 1.2)
+            await drain()
+          }
+          const view = (await api('GET', `/v1/webhooks/${ep.id}`)).json() as Record<string, unknown>
+          if (!view['enabled']) break
         }
         const view = (await api('GET', `/v1/webhooks/${ep.id}`)).json() as Record<string, unknown>
-        if (!view['enabled']) break
-      }
-      const view = (await api('GET', `/v1/webhooks/${ep.id}`)).json() as Record<string, unknown>
-      expect(view['enabled']).toBe(false)
-      expect(String(view['disabled_reason'])).toContain('HTTP 500')
-      const page = (await api('GET', `/v1/webhooks/${ep.id}/deliveries?status=failed`)).json() as {
-        deliveries: { message_id: string; attempts: number; last_error: string }[]
-      }
-      expect(page.deliveries.length).toBeGreaterThan(0)
-      expect(page.deliveries[0]).toMatchObject({ attempts: RETRY_SCHEDULE_MS.length, last_error: 'HTTP 500' })
-      const id = page.deliveries[0]!.message_id
-      // Disabled: a redelivery is refused until the endpoint is enabled again.
-      expect((await api('POST', `/v1/webhooks/${ep.id}/deliveries/${id}/redeliver`)).statusCode).toBe(409)
-      await api('PATCH', `/v1/webhooks/${ep.id}`, { enabled: true })
-      statuses = []
-      rx.received.splice(0)
-      expect((await api('POST', `/v1/webhooks/${ep.id}/deliveries/${id}/redeliver`)).statusCode).toBe(200)
-      await drain()
-      expect(rx.received.map((r) => r.headers['webhook-id'])).toContain(id)
-    } finally {
-      await api('DELETE', `/v1/webhooks/${ep.id}`)
-    }
-  })
-
-  it.skipIf(skip)('signs with both secrets while a rotation overlaps, then with the new one only', async () => {
-    const ep = await endpoint(['list.entry_removed'])
-    try {
-      const rotated = (
-        await api('POST', `/v1/webhooks/${ep.id}/rotate-secret`, { overlap_seconds: 3600 })
-      ).json() as { secret: string }
-      expect(rotated.secret).not.toBe(ep.secret)
-      const added = (await api('POST', '/v1/lists', { list: 'allow', type: 'user', value: 'rot' })).json()
-      await api('DELETE', `/v1/lists/${added.id}`)
-      await drain()
-      const first = rx.received.at(-1)!
-      expect(first.headers['webhook-signature']!.split(' ')).toHaveLength(2)
-      expect(verify(ep.secret, first)).toBeTruthy()
-      expect(verify(rotated.secret, first)).toBeTruthy()
-      h.clock.advance(3600_000 + 1)
-      const again = (await api('POST', '/v1/lists', { list: 'allow', type: 'user', value: 'rot2' })).json()
-      await api('DELETE', `/v1/lists/${again.id}`)
-      await drain()
-      const later = rx.received.at(-1)!
-      expect(verify(rotated.secret, later)).toBeTruthy()
-      expect(() => verify(ep.secret, later)).toThrow()
-    } finally {
-      await api('DELETE', `/v1/webhooks/${ep.id}`)
-    }
-  })
-
-  it.skipIf(skip)('sends review.resolved and label.created naming who labelled; erasure removes the messages', async () => {
-    const ep = await endpoint(['review.resolved', 'label.created'])
-    try {
-      await api('PUT', '/v1/config', { thresholds: { review: 1 } })
-      const scored = (
-        await api('POST', '/v1/score', {
-          event: 'login',
-          user_id: 'review-user',
-          email: 'xkqzvbwpjhd@example.com',
+        expect(view['enabled']).toBe(false)
+        expect(String(view['disabled_reason'])).toContain('HTTP 500')
+        const page = (await api('GET', `/v1/webhooks/${ep.id}/deliveries?status=failed`)).json() as {
+          deliveries: { message_id: string; attempts: number; last_error: string }[]
+        }
+        expect(page.deliveries.length).toBeGreaterThan(0)
+        expect(page.deliveries[0]).toMatchObject({
+          attempts: RETRY_SCHEDULE_MS.length,
+          last_error: 'HTTP 500',
         })
-      ).json()
-      expect(scored.verdict).toBe('review')
-      const labelled = await api('POST', '/v1/label', { label: 'legit', event_id: scored.event_id })
-      expect(labelled.statusCode).toBe(200)
-      await drain()
-      const types = rx.received.map((r) => (verify(ep.secret, r) as { type: string }).type).sort()
-      expect(types).toEqual(['label.created', 'review.resolved'])
-      const resolved = rx.received
-        .map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> })
-        .find((p) => p.type === 'review.resolved')!
-      expect(resolved.data).toMatchObject({
-        event_id: scored.event_id,
-        label: 'legit',
-        by: { type: 'api_key', id: t.keyId },
-      })
-      const before = (await api('GET', `/v1/webhooks/${ep.id}/deliveries`)).json().total as number
-      expect(before).toBe(2)
-      expect((await api('POST', '/v1/forget', { user_id: 'review-user' })).statusCode).toBe(200)
-      expect((await api('GET', `/v1/webhooks/${ep.id}/deliveries`)).json().total).toBe(0)
-    } finally {
-      await api('PUT', '/v1/config', { thresholds: { review: 50 } })
-      await api('DELETE', `/v1/webhooks/${ep.id}`)
-    }
-  })
+        const id = page.deliveries[0]!.message_id
+        // Disabled: a redelivery is refused until the endpoint is enabled again.
+        expect((await api('POST', `/v1/webhooks/${ep.id}/deliveries/${id}/redeliver`)).statusCode).toBe(409)
+        await api('PATCH', `/v1/webhooks/${ep.id}`, { enabled: true })
+        statuses = []
+        rx.received.splice(0)
+        expect((await api('POST', `/v1/webhooks/${ep.id}/deliveries/${id}/redeliver`)).statusCode).toBe(200)
+        await drain()
+        expect(rx.received.map((r) => r.headers['webhook-id'])).toContain(id)
+      } finally {
+        await api('DELETE', `/v1/webhooks/${ep.id}`)
+      }
+    },
+  )
+
+  it.skipIf(skip)(
+    'signs with both secrets while a rotation overlaps, then with the new one only',
+    async () => {
+      const ep = await endpoint(['list.entry_removed'])
+      try {
+        const rotated = (
+          await api('POST', `/v1/webhooks/${ep.id}/rotate-secret`, { overlap_seconds: 3600 })
+        ).json() as { secret: string }
+        expect(rotated.secret).not.toBe(ep.secret)
+        const added = (await api('POST', '/v1/lists', { list: 'allow', type: 'user', value: 'rot' })).json()
+        await api('DELETE', `/v1/lists/${added.id}`)
+        await drain()
+        const first = rx.received.at(-1)!
+        expect(first.headers['webhook-signature']!.split(' ')).toHaveLength(2)
+        expect(verify(ep.secret, first)).toBeTruthy()
+        expect(verify(rotated.secret, first)).toBeTruthy()
+        h.clock.advance(3600_000 + 1)
+        const again = (await api('POST', '/v1/lists', { list: 'allow', type: 'user', value: 'rot2' })).json()
+        await api('DELETE', `/v1/lists/${again.id}`)
+        await drain()
+        const later = rx.received.at(-1)!
+        expect(verify(rotated.secret, later)).toBeTruthy()
+        expect(() => verify(ep.secret, later)).toThrow()
+      } finally {
+        await api('DELETE', `/v1/webhooks/${ep.id}`)
+      }
+    },
+  )
+
+  it.skipIf(skip)(
+    'sends review.resolved and label.created naming who labelled; erasure removes the messages',
+    async () => {
+      const ep = await endpoint(['review.resolved', 'label.created'])
+      try {
+        await api('PUT', '/v1/config', { thresholds: { review: 1 } })
+        const scored = (
+          await api('POST', '/v1/score', {
+            event: 'login',
+            user_id: 'review-user',
+            email: 'xkqzvbwpjhd@example.com',
+          })
+        ).json()
+        expect(scored.verdict).toBe('review')
+        const labelled = await api('POST', '/v1/label', { label: 'legit', event_id: scored.event_id })
+        expect(labelled.statusCode).toBe(200)
+        await drain()
+        const types = rx.received.map((r) => (verify(ep.secret, r) as { type: string }).type).sort()
+        expect(types).toEqual(['label.created', 'review.resolved'])
+        const resolved = rx.received
+          .map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> })
+          .find((p) => p.type === 'review.resolved')!
+        expect(resolved.data).toMatchObject({
+          event_id: scored.event_id,
+          label: 'legit',
+          by: { type: 'api_key', id: t.keyId },
+        })
+        const before = (await api('GET', `/v1/webhooks/${ep.id}/deliveries`)).json().total as number
+        expect(before).toBe(2)
+        expect((await api('POST', '/v1/forget', { user_id: 'review-user' })).statusCode).toBe(200)
+        expect((await api('GET', `/v1/webhooks/${ep.id}/deliveries`)).json().total).toBe(0)
+      } finally {
+        await api('PUT', '/v1/config', { thresholds: { review: 50 } })
+        await api('DELETE', `/v1/webhooks/${ep.id}`)
+      }
+    },
+  )
 
   it.skipIf(skip)('keeps messages 30 days', async () => {
     const ep = await endpoint(['list.entry_added'])

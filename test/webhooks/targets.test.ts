@@ -17,7 +17,8 @@ function resolver() {
     'mapped.test': ['::ffff:127.0.0.1'],
   }
   return async (host: string): Promise<LookupAddress[]> => {
-    if (host === 'rebind.test') return [{ address: rebindCalls++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }]
+    if (host === 'rebind.test')
+      return [{ address: rebindCalls++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }]
     const a = answers[host]
     if (!a) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' })
     return a.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))
@@ -39,7 +40,12 @@ describe('webhook targets', () => {
   })
 
   const create = (url: string) =>
-    h.app.inject({ method: 'POST', url: '/v1/webhooks', headers: t.headers, payload: { url, events: ['label.created'] } })
+    h.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: t.headers,
+      payload: { url, events: ['label.created'] },
+    })
 
   it.each([
     ['http without VERDICT_WEBHOOK_ALLOW_HTTP', 'http://public.test/hook', 'must be https'],
@@ -79,7 +85,11 @@ describe('webhook targets', () => {
     while ((await h.services.webhooks.runOnce()) > 0) {}
     expect(rx.counts.connections).toBe(0)
     expect(rx.received).toHaveLength(0)
-    const page = await h.app.inject({ method: 'GET', url: `/v1/webhooks/${ep.id}/deliveries`, headers: t.headers })
+    const page = await h.app.inject({
+      method: 'GET',
+      url: `/v1/webhooks/${ep.id}/deliveries`,
+      headers: t.headers,
+    })
     expect(page.json().deliveries[0]).toMatchObject({
       status: 'pending',
       attempts: 1,
@@ -125,7 +135,10 @@ describe('webhook targets with private addresses and http allowed', () => {
         url: `/v1/webhooks/${ep.json().id}/deliveries`,
         headers: t.headers,
       })
-      expect(page.json().deliveries[0]).toMatchObject({ status: 'pending', last_error: 'no answer within 0 s' })
+      expect(page.json().deliveries[0]).toMatchObject({
+        status: 'pending',
+        last_error: 'no answer within 0 s',
+      })
     } finally {
       await h.close()
       await slow.close()

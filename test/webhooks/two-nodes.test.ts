@@ -77,7 +77,9 @@ describe.each(['sqlite', 'postgres'] as const)('two nodes sending one outbox on 
 
   async function enqueue(n: number) {
     for (let i = 0; i < n; i++)
-      await a.db.tx(() => emit(a.webhookOutbox, tenantId, clock.now(), 'list.entry_added', { entry_id: String(i) }))
+      await a.db.tx(() =>
+        emit(a.webhookOutbox, tenantId, clock.now(), 'list.entry_added', { entry_id: String(i) }),
+      )
   }
 
   it.skipIf(skip)('never sends one message from both at once, and sends each once', async () => {
@@ -110,7 +112,12 @@ describe.each(['sqlite', 'postgres'] as const)('two nodes sending one outbox on 
     expect(rx.received).toHaveLength(5)
     // The dead node's late report is ignored: the delivery is no longer its own.
     const late = await a.db.tx(() =>
-      a.webhookOutbox.finish(claimed[0]!.id, 'dead-node', { kind: 'failed', status: 500, error: 'late' }, clock.now()),
+      a.webhookOutbox.finish(
+        claimed[0]!.id,
+        'dead-node',
+        { kind: 'failed', status: 500, error: 'late' },
+        clock.now(),
+      ),
     )
     expect(late).toBe(false)
   })
