@@ -67,6 +67,14 @@ describe('fuzzing from the OpenAPI document', () => {
     'GET /v1/suppressions',
     'GET /v1/device/{deviceId}/observations',
     'POST /v1/beacon',
+    'POST /v1/webhooks',
+    'GET /v1/webhooks',
+    'GET /v1/webhooks/{id}',
+    'PATCH /v1/webhooks/{id}',
+    'DELETE /v1/webhooks/{id}',
+    'POST /v1/webhooks/{id}/rotate-secret',
+    'GET /v1/webhooks/{id}/deliveries',
+    'POST /v1/webhooks/{id}/deliveries/{messageId}/redeliver',
   ]
 
   it("the list below is the document's", () => {
