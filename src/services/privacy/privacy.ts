@@ -30,6 +30,8 @@ export const ERASED_TABLES = [
   'device_link_counts',
   'ip_accounts',
   'beacon_observations',
+  'webhook_messages',
+  'webhook_deliveries',
 ] as const
 
 /**
