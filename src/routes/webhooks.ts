@@ -58,7 +58,7 @@ export function registerWebhookRoutes(app: App): void {
   )
 
   app.get(
-    '/v1/webhooks/:id',
+    '/v1/webhooks/:webhookId',
     {
       schema: {
         summary: 'One webhook endpoint',
@@ -68,11 +68,11 @@ export function registerWebhookRoutes(app: App): void {
         response: { 200: WebhookView, ...errors(400, 401, 404, 429) },
       },
     },
-    async (request) => getEndpoint(tenantContext(request), request.params.id),
+    async (request) => getEndpoint(tenantContext(request), request.params.webhookId),
   )
 
   app.patch(
-    '/v1/webhooks/:id',
+    '/v1/webhooks/:webhookId',
     {
       schema: {
         summary:
@@ -84,11 +84,11 @@ export function registerWebhookRoutes(app: App): void {
         response: { 200: WebhookView, ...errors(400, 401, 404, 429) },
       },
     },
-    async (request) => updateEndpoint(tenantContext(request), request.params.id, request.body),
+    async (request) => updateEndpoint(tenantContext(request), request.params.webhookId, request.body),
   )
 
   app.delete(
-    '/v1/webhooks/:id',
+    '/v1/webhooks/:webhookId',
     {
       schema: {
         summary: 'Delete an endpoint and its deliveries',
@@ -98,11 +98,11 @@ export function registerWebhookRoutes(app: App): void {
         response: { 200: WebhookDeleted, ...errors(400, 401, 404, 429) },
       },
     },
-    async (request) => deleteEndpoint(tenantContext(request), request.params.id),
+    async (request) => deleteEndpoint(tenantContext(request), request.params.webhookId),
   )
 
   app.post(
-    '/v1/webhooks/:id/rotate-secret',
+    '/v1/webhooks/:webhookId/rotate-secret',
     {
       schema: {
         summary: 'A new signing secret; the old one keeps signing beside it for overlap_seconds',
@@ -113,11 +113,12 @@ export function registerWebhookRoutes(app: App): void {
         response: { 200: WebhookWithSecret, ...errors(400, 401, 404, 429) },
       },
     },
-    async (request) => rotateSecret(tenantContext(request), request.params.id, request.body.overlap_seconds),
+    async (request) =>
+      rotateSecret(tenantContext(request), request.params.webhookId, request.body.overlap_seconds),
   )
 
   app.get(
-    '/v1/webhooks/:id/deliveries',
+    '/v1/webhooks/:webhookId/deliveries',
     {
       schema: {
         summary: "An endpoint's deliveries, newest first (kept 30 days)",
@@ -131,7 +132,7 @@ export function registerWebhookRoutes(app: App): void {
       const limit = digits(request.query.limit, 'query.limit', { fallback: 50, min: 1, max: 200 })
       const offset = digits(request.query.offset, 'query.offset', { fallback: 0 })
       const status = request.query.status
-      return listDeliveries(tenantContext(request), request.params.id, {
+      return listDeliveries(tenantContext(request), request.params.webhookId, {
         limit,
         offset,
         ...(status ? { status } : {}),
@@ -140,7 +141,7 @@ export function registerWebhookRoutes(app: App): void {
   )
 
   app.post(
-    '/v1/webhooks/:id/deliveries/:messageId/redeliver',
+    '/v1/webhooks/:webhookId/deliveries/:messageId/redeliver',
     {
       schema: {
         summary: 'Send a delivery again (same webhook-id), from the start of the retry schedule',
@@ -150,6 +151,6 @@ export function registerWebhookRoutes(app: App): void {
         response: { 200: Redelivered, ...errors(400, 401, 404, 409, 429) },
       },
     },
-    async (request) => redeliver(tenantContext(request), request.params.id, request.params.messageId),
+    async (request) => redeliver(tenantContext(request), request.params.webhookId, request.params.messageId),
   )
 }

@@ -56,9 +56,9 @@ export const WebhookWithSecret = Type.Object({
 export const WebhookList = Type.Object({ webhooks: Type.Array(WebhookView) })
 export const WebhookDeleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() })
 
-export const WebhookParams = Strict({ id: Type.String({ pattern: '^ep_[0-9a-f]{24}$' }) })
+export const WebhookParams = Strict({ webhookId: Type.String({ pattern: '^ep_[0-9a-f]{24}$' }) })
 export const DeliveryParams = Strict({
-  id: Type.String({ pattern: '^ep_[0-9a-f]{24}$' }),
+  webhookId: Type.String({ pattern: '^ep_[0-9a-f]{24}$' }),
   messageId: Type.String({ pattern: '^msg_[0-9a-f]{32}$' }),
 })
 

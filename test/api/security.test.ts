@@ -94,26 +94,29 @@ const CASES: Record<string, SecurityCase> = {
   },
   'POST /v1/webhooks': { payload: { url: 'https://93.184.216.34/hook', events: ['label.created'] } },
   'GET /v1/webhooks': {},
-  'GET /v1/webhooks/:id': { url: `/v1/webhooks/${NO_HOOK}`, foreign: async (h, a) => ({ url: await aHook(h, a) }) },
-  'PATCH /v1/webhooks/:id': {
+  'GET /v1/webhooks/:webhookId': {
+    url: `/v1/webhooks/${NO_HOOK}`,
+    foreign: async (h, a) => ({ url: await aHook(h, a) }),
+  },
+  'PATCH /v1/webhooks/:webhookId': {
     url: `/v1/webhooks/${NO_HOOK}`,
     payload: { enabled: false },
     foreign: async (h, a) => ({ url: await aHook(h, a) }),
   },
-  'DELETE /v1/webhooks/:id': {
+  'DELETE /v1/webhooks/:webhookId': {
     url: `/v1/webhooks/${NO_HOOK}`,
     foreign: async (h, a) => ({ url: await aHook(h, a) }),
   },
-  'POST /v1/webhooks/:id/rotate-secret': {
+  'POST /v1/webhooks/:webhookId/rotate-secret': {
     url: `/v1/webhooks/${NO_HOOK}/rotate-secret`,
     payload: {},
     foreign: async (h, a) => ({ url: `${await aHook(h, a)}/rotate-secret` }),
   },
-  'GET /v1/webhooks/:id/deliveries': {
+  'GET /v1/webhooks/:webhookId/deliveries': {
     url: `/v1/webhooks/${NO_HOOK}/deliveries`,
     foreign: async (h, a) => ({ url: `${await aHook(h, a)}/deliveries` }),
   },
-  'POST /v1/webhooks/:id/deliveries/:messageId/redeliver': {
+  'POST /v1/webhooks/:webhookId/deliveries/:messageId/redeliver': {
     url: `/v1/webhooks/${NO_HOOK}/deliveries/msg_${'0'.repeat(32)}/redeliver`,
     foreign: async (h, a) => {
       const hook = await aHook(h, a)
@@ -338,7 +341,9 @@ describe('security matrix', () => {
     const emailHash = h.hasher.entity('email', 'iso.a@example.com')
     const markers = [A_USER, A_DEVICE, eventId, emailHash, 'isolation-event', '"datacenterIp":77']
     // A webhook's own routes answer 404 to another tenant (the foreign-resource test above).
-    for (const r of keyedRoutes().filter((x) => x.startsWith('GET ') && !x.includes('/v1/webhooks/:id'))) {
+    for (const r of keyedRoutes().filter(
+      (x) => x.startsWith('GET ') && !x.includes('/v1/webhooks/:webhookId'),
+    )) {
       const c = CASES[r]!
       const url = (c.url ?? r.slice(4)).replace(':deviceId', A_DEVICE)
       const res = await h.app.inject({ url, headers: b.headers })

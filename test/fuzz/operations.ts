@@ -127,6 +127,7 @@ export const SAMPLES: Samples = {
   'hours:': digitsIn(1, 87_600),
   'window_hours:': digitsIn(1, 8760),
   'id:': fc.oneof(digitsIn(1, 50), fc.stringMatching(/^\d{1,12}$/)),
+  'webhookId:': fc.oneof(fc.stringMatching(/^ep_[0-9a-f]{24}$/), fc.string({ maxLength: 40 }).filter(noNul)),
   'device_id:': fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string({ maxLength: 256 }).filter(noNul)),
 }
 
@@ -154,7 +155,7 @@ export const SERVICE_REFUSALS: Record<string, RegExp[]> = {
   ],
   'POST /v1/check': [/^body must contain email, ip or both$/],
   'POST /v1/webhooks': [/^body\.url /],
-  'PATCH /v1/webhooks/{id}': [/^body\.url /],
+  'PATCH /v1/webhooks/{webhookId}': [/^body\.url /],
 }
 
 /** Query numbers out of the route's range: schema-valid digit strings the route refuses, naming them. */

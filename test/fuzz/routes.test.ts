@@ -69,12 +69,12 @@ describe('fuzzing from the OpenAPI document', () => {
     'POST /v1/beacon',
     'POST /v1/webhooks',
     'GET /v1/webhooks',
-    'GET /v1/webhooks/{id}',
-    'PATCH /v1/webhooks/{id}',
-    'DELETE /v1/webhooks/{id}',
-    'POST /v1/webhooks/{id}/rotate-secret',
-    'GET /v1/webhooks/{id}/deliveries',
-    'POST /v1/webhooks/{id}/deliveries/{messageId}/redeliver',
+    'GET /v1/webhooks/{webhookId}',
+    'PATCH /v1/webhooks/{webhookId}',
+    'DELETE /v1/webhooks/{webhookId}',
+    'POST /v1/webhooks/{webhookId}/rotate-secret',
+    'GET /v1/webhooks/{webhookId}/deliveries',
+    'POST /v1/webhooks/{webhookId}/deliveries/{messageId}/redeliver',
   ]
 
   it("the list below is the document's", () => {

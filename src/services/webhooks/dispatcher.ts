@@ -174,7 +174,7 @@ export class WebhookDispatcher {
       ca: o.ca,
       timeoutMs: o.timeoutMs,
       maxResponseBytes: o.maxResponseBytes,
-    })
+    }).catch(() => ({ status: null, error: 'request could not be made' }) as const)
     const now = this.clock.now()
     const ok = result.status !== null && result.status >= 200 && result.status < 300
     const outcome = this.#outcome(c.attempts + 1, result, now)
