@@ -32,6 +32,7 @@ import { registerRuleRoutes } from './routes/rules.js'
 import { registerScoreRoutes } from './routes/score.js'
 import { registerTrapRoutes } from './routes/traps.js'
 import type { App, RegisteredRoute } from './routes/types.js'
+import { registerWebhookRoutes } from './routes/webhooks.js'
 
 /**
  * Fastify's own forms are not used as they are: `true` trusts every hop (the caller's leftmost
@@ -157,6 +158,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   registerDeviceRoutes(app)
   registerBeaconRoutes(app)
   registerBeaconScriptRoutes(app)
+  registerWebhookRoutes(app)
   registerConsoleRoutes(app)
   registerConsoleStatic(app)
 

@@ -15,6 +15,7 @@ import { GroupWriter } from './services/runtime/group-writer.js'
 import { OverloadGuard, type OverloadLimits } from './services/runtime/overload.js'
 import { type Limiter, RateLimiter } from './services/runtime/rate-limiter.js'
 import { type TenantLimits, TenantWork } from './services/runtime/tenant-work.js'
+import { type DeliveryOptions, WebhookDispatcher } from './services/webhooks/dispatcher.js'
 import type { Tenant } from './store/access/tenants.js'
 import type { Store } from './store/index.js'
 import type { Clock } from './util/clock.js'
@@ -54,6 +55,8 @@ export interface ServiceOptions {
   signals?: Signals
   /** Per-tenant bounds on heavy work, keys and console users; default: their VERDICT_* defaults. */
   tenantLimits?: Partial<TenantLimits>
+  /** Webhook delivery; default: https to public addresses only, system CAs. */
+  webhooks?: DeliveryOptions
 }
 
 /** Everything a request may use, built once per app and shared by every request. */
@@ -85,6 +88,8 @@ export interface AppServices {
   readonly signals: Signals
   /** Admits one tenant's heavy work (simulations) and holds its key and user caps. */
   readonly tenantWork: TenantWork
+  /** Sends the webhook outbox (started by server.ts only). */
+  readonly webhooks: WebhookDispatcher
 }
 
 /** One request's view of the services: the services plus who the request acts for. */
@@ -136,6 +141,11 @@ export function composeServices(opts: ServiceOptions): AppServices {
       consoleUsersPerTenant: envDefault('VERDICT_MAX_CONSOLE_USERS_PER_TENANT'),
       ...opts.tenantLimits,
     }),
+    webhooks: new WebhookDispatcher(
+      opts.store,
+      opts.clock,
+      opts.webhooks ?? { allowHttp: false, allowPrivate: false },
+    ),
   }
 }
 

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { rootCertificates } from 'node:tls'
 import { buildAdminApp } from './admin-app.js'
 import { createExplainer } from './ai/index.js'
 import { buildApp } from './app.js'
@@ -37,6 +39,10 @@ async function main(): Promise<void> {
   const readiness = new Readiness('migrating')
   const admin = obs.adminPort === undefined ? null : await buildAdminApp({ readiness, metrics, logger })
   if (admin) await admin.listen({ host: settings.host, port: obs.adminPort })
+  // Extra CAs for webhook https, added to the system's (a bad file stops the start here).
+  const webhookCa = settings.webhooks.caFile
+    ? [...rootCertificates, readFileSync(settings.webhooks.caFile, 'utf8')]
+    : undefined
   // Concurrent first starts: one process migrates (and below, creates tenant `default`), the others wait.
   const store = await withStartupLock(settings.storage, () => openStore(settings.storage))
   const secret = await resolveSecret(store, settings.storage, settings.secret)
@@ -86,6 +92,13 @@ async function main(): Promise<void> {
     ja4Header: settings.ja4Header,
     overload: settings.overload,
     tenantLimits: settings.tenantLimits,
+    webhooks: {
+      allowHttp: settings.webhooks.allowHttp,
+      allowPrivate: settings.webhooks.allowPrivate,
+      ca: webhookCa,
+      holder: node,
+      userAgent: `verdict-webhooks/${packageVersion()}`,
+    },
   })
   // The only place background jobs start (src/jobs/).
   const jobs = new Scheduler(
@@ -102,6 +115,9 @@ async function main(): Promise<void> {
   )
   held = () => jobs.held
   jobs.start()
+  // The webhook outbox is sent by every node; a delivery's lease keeps it to one node at a time.
+  app.services.webhooks.log = app.log
+  app.services.webhooks.start()
   if (!redis && settings.storage.kind === 'postgres')
     app.log.warn(
       { node },
@@ -126,7 +142,7 @@ async function main(): Promise<void> {
     // idle (keep-alive) when they answer and would hold the close open until their timeout.
     setInterval(() => app.server.closeIdleConnections(), 100).unref()
     try {
-      await Promise.all([app.close(), jobs.stop()])
+      await Promise.all([app.close(), jobs.stop(), app.services.webhooks.stop()])
       await store.close()
       await redis?.close()
       await tracing?.shutdown().catch(() => {})

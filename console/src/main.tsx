@@ -10,6 +10,7 @@ import { PrivacyPage } from './pages/privacy'
 import { ReviewPage } from './pages/review'
 import { RulesPage } from './pages/rules'
 import { SignIn } from './pages/sign-in'
+import { WebhookDeliveriesPage, WebhooksPage } from './pages/webhooks'
 
 const NAV: [string, string][] = [
   ['overview', 'Overview'],
@@ -19,6 +20,7 @@ const NAV: [string, string][] = [
   ['lists', 'Lists'],
   ['rules', 'Rules'],
   ['keys', 'Keys'],
+  ['webhooks', 'Webhooks'],
   ['privacy', 'Privacy'],
 ]
 
@@ -48,6 +50,8 @@ function Screen({ parts, params }: { parts: string[]; params: URLSearchParams })
   if (page === 'lists') return <ListsPage />
   if (page === 'rules') return <RulesPage />
   if (page === 'keys') return <KeysPage />
+  if (page === 'webhooks' && id) return <WebhookDeliveriesPage id={id} />
+  if (page === 'webhooks') return <WebhooksPage />
   if (page === 'privacy') return <PrivacyPage />
   return <OverviewPage />
 }

@@ -176,6 +176,19 @@ export const EnvSchema = Type.Object({
     defaultText: 'off',
     description: 'SMTP RCPT probe behind catch_all',
   }),
+  VERDICT_WEBHOOK_ALLOW_HTTP: Type.Boolean({
+    default: false,
+    defaultText: 'off',
+    description: 'webhook URLs may be plain http (development only)',
+  }),
+  VERDICT_WEBHOOK_ALLOW_PRIVATE: Type.Boolean({
+    default: false,
+    defaultText: 'off',
+    description: 'webhooks may go to loopback, private, link-local and special-purpose addresses',
+  }),
+  VERDICT_WEBHOOK_CA_FILE: unset(
+    'PEM file of CA certificates trusted for webhook https, beside the system ones',
+  ),
   VERDICT_FEEDS_DIR: Type.String({
     minLength: 1,
     default: './data/feeds',

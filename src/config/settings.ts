@@ -75,6 +75,8 @@ export interface Settings {
     /** OTLP/HTTP collector base URL; undefined: tracing off. */
     otlpEndpoint: string | undefined
   }
+  /** Outbound webhooks: where they may go and which extra CAs their https trusts (absolute path). */
+  webhooks: { allowHttp: boolean; allowPrivate: boolean; caFile: string | undefined }
 }
 
 /** Below this, a weak secret could be guessed offline from a leaked hash and a known input. */
@@ -221,6 +223,11 @@ export function loadSettings(env: Env = process.env): Settings {
       metricsToken: v.VERDICT_METRICS_TOKEN,
       tenantLabels: v.VERDICT_METRICS_TENANT_LABELS,
       otlpEndpoint: v.OTEL_EXPORTER_OTLP_ENDPOINT,
+    },
+    webhooks: {
+      allowHttp: v.VERDICT_WEBHOOK_ALLOW_HTTP,
+      allowPrivate: v.VERDICT_WEBHOOK_ALLOW_PRIVATE,
+      caFile: v.VERDICT_WEBHOOK_CA_FILE === undefined ? undefined : resolve(v.VERDICT_WEBHOOK_CA_FILE),
     },
   }
 }

@@ -9,6 +9,7 @@ import { storageCompactionJob } from './storage-compaction.js'
 import { trapRetentionJob } from './trap-retention.js'
 import type { Job } from './types.js'
 import { velocityTrimJob } from './velocity-trim.js'
+import { webhookRetentionJob } from './webhook-retention.js'
 
 export { localLease } from './lease.js'
 export { Scheduler } from './scheduler.js'
@@ -31,5 +32,6 @@ export function backgroundJobs(settings: { feedsReloadMs: number; retentionDays:
     idempotencyExpiryJob,
     consoleSessionExpiryJob,
     velocityTrimJob,
+    webhookRetentionJob,
   ]
 }

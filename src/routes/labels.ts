@@ -1,9 +1,21 @@
+import type { FastifyRequest } from 'fastify'
 import { tenantContext } from '../context.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import { LabelBody, LabelResult } from '../schemas/labels.js'
+import { isConsoleAuth } from '../services/console/console-auth.js'
 import { label } from '../services/network/labels.js'
+import type { Actor } from '../services/webhooks/events.js'
 import { IdempotencyHeaders, idempotencyErrors, replayable } from './idempotent.js'
 import type { App } from './types.js'
+
+/** Who labels, for the webhook payloads: the console user or the API key, by id. */
+function actorOf(request: FastifyRequest): Actor | null {
+  const auth = request.auth
+  if (!auth) return null
+  return isConsoleAuth(auth)
+    ? { type: 'console_user', id: auth.console.userId }
+    : { type: 'api_key', id: auth.keyId }
+}
 
 export function registerLabelRoutes(app: App): void {
   app.post(
@@ -21,6 +33,8 @@ export function registerLabelRoutes(app: App): void {
       },
     },
     async (request, reply) =>
-      replayable(request, reply, (idem) => label(tenantContext(request), request.body, idem)),
+      replayable(request, reply, (idem) =>
+        label(tenantContext(request), request.body, idem, actorOf(request)),
+      ),
   )
 }

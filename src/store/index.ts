@@ -23,6 +23,8 @@ import { CompactionStore } from './schema/compaction.js'
 import { migrate } from './schema/migrations.js'
 import { PartitionStore } from './schema/partitions.js'
 import { RetentionStore } from './schema/retention.js'
+import { WebhookEndpointStore } from './webhooks/endpoints.js'
+import { WebhookOutbox } from './webhooks/outbox.js'
 
 export type { Db, Work } from './engine/db.js'
 export { q } from './engine/db.js'
@@ -50,6 +52,8 @@ export class Store {
   readonly decisions: DecisionStore
   readonly console: ConsoleStore
   readonly consoleReads: ConsoleReads
+  readonly webhookEndpoints: WebhookEndpointStore
+  readonly webhookOutbox: WebhookOutbox
 
   constructor(
     readonly db: Db,
@@ -78,6 +82,8 @@ export class Store {
     this.decisions = new DecisionStore(db)
     this.console = new ConsoleStore(db)
     this.consoleReads = new ConsoleReads(db)
+    this.webhookEndpoints = new WebhookEndpointStore(db)
+    this.webhookOutbox = new WebhookOutbox(db)
   }
 
   async close(): Promise<void> {

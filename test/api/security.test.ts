@@ -19,6 +19,19 @@ interface SecurityCase {
   foreign?: (h: Harness, a: TestTenant) => Promise<{ url?: string; payload?: unknown }>
 }
 
+const NO_HOOK = `ep_${'0'.repeat(24)}`
+
+/** A webhook endpoint of tenant A (an address literal: no DNS needed); returns its URL path. */
+async function aHook(h: Harness, a: TestTenant): Promise<string> {
+  const res = await h.app.inject({
+    method: 'POST',
+    url: '/v1/webhooks',
+    headers: a.headers,
+    payload: { url: 'https://93.184.216.34/hook', events: ['label.created'] },
+  })
+  return `/v1/webhooks/${res.json().id}`
+}
+
 const CASES: Record<string, SecurityCase> = {
   'GET /v1/config': {},
   'PUT /v1/config': { payload: { weights: { datacenterIp: 50 } } },
@@ -77,6 +90,44 @@ const CASES: Record<string, SecurityCase> = {
         payload: { list: 'block', type: 'user', value: 'victim' },
       })
       return { url: `/v1/lists/${res.json().id}` }
+    },
+  },
+  'POST /v1/webhooks': { payload: { url: 'https://93.184.216.34/hook', events: ['label.created'] } },
+  'GET /v1/webhooks': {},
+  'GET /v1/webhooks/:webhookId': {
+    url: `/v1/webhooks/${NO_HOOK}`,
+    foreign: async (h, a) => ({ url: await aHook(h, a) }),
+  },
+  'PATCH /v1/webhooks/:webhookId': {
+    url: `/v1/webhooks/${NO_HOOK}`,
+    payload: { enabled: false },
+    foreign: async (h, a) => ({ url: await aHook(h, a) }),
+  },
+  'DELETE /v1/webhooks/:webhookId': {
+    url: `/v1/webhooks/${NO_HOOK}`,
+    foreign: async (h, a) => ({ url: await aHook(h, a) }),
+  },
+  'POST /v1/webhooks/:webhookId/rotate-secret': {
+    url: `/v1/webhooks/${NO_HOOK}/rotate-secret`,
+    payload: {},
+    foreign: async (h, a) => ({ url: `${await aHook(h, a)}/rotate-secret` }),
+  },
+  'GET /v1/webhooks/:webhookId/deliveries': {
+    url: `/v1/webhooks/${NO_HOOK}/deliveries`,
+    foreign: async (h, a) => ({ url: `${await aHook(h, a)}/deliveries` }),
+  },
+  'POST /v1/webhooks/:webhookId/deliveries/:messageId/redeliver': {
+    url: `/v1/webhooks/${NO_HOOK}/deliveries/msg_${'0'.repeat(32)}/redeliver`,
+    foreign: async (h, a) => {
+      const hook = await aHook(h, a)
+      await h.app.inject({
+        method: 'POST',
+        url: '/v1/label',
+        headers: a.headers,
+        payload: { label: 'fraud', entities: { device_id: 'hook-victim' } },
+      })
+      const page = await h.app.inject({ url: `${hook}/deliveries`, headers: a.headers })
+      return { url: `${hook}/deliveries/${page.json().deliveries[0].message_id}/redeliver` }
     },
   },
 }
@@ -289,7 +340,10 @@ describe('security matrix', () => {
     })
     const emailHash = h.hasher.entity('email', 'iso.a@example.com')
     const markers = [A_USER, A_DEVICE, eventId, emailHash, 'isolation-event', '"datacenterIp":77']
-    for (const r of keyedRoutes().filter((x) => x.startsWith('GET '))) {
+    // A webhook's own routes answer 404 to another tenant (the foreign-resource test above).
+    for (const r of keyedRoutes().filter(
+      (x) => x.startsWith('GET ') && !x.includes('/v1/webhooks/:webhookId'),
+    )) {
       const c = CASES[r]!
       const url = (c.url ?? r.slice(4)).replace(':deviceId', A_DEVICE)
       const res = await h.app.inject({ url, headers: b.headers })

@@ -29,7 +29,7 @@ async function until(page: Page, expression: string, ms = 10_000): Promise<void>
   }
 }
 
-const PAGES = ['overview', 'events', 'review', 'checker', 'lists', 'rules', 'keys', 'privacy']
+const PAGES = ['overview', 'events', 'review', 'checker', 'lists', 'rules', 'keys', 'webhooks', 'privacy']
 
 describe.skipIf(!hasBrowser)('console in a real browser', () => {
   let h: Harness
@@ -289,6 +289,38 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
     await context.close()
   })
 
+  it('adds a webhook endpoint showing its secret once, lists its deliveries and redelivers one', async () => {
+    const { t, page, context } = await signedIn()
+    await go(page, 'webhooks', 'Webhooks')
+    // A public address literal: accepted without DNS; nothing is sent (the dispatcher does not run here).
+    await page.getByLabel('URL (https)').fill('https://93.184.216.34/hook')
+    await page.getByLabel('Description').fill('crm')
+    await page.getByRole('checkbox', { name: 'list.entry_added' }).check()
+    await page.getByRole('button', { name: 'Add endpoint' }).click()
+    const secret = page.getByLabel('Secret', { exact: true })
+    await secret.waitFor()
+    expect(await secret.inputValue()).toMatch(/^whsec_/)
+    const id = (await page.locator('.secret code').textContent())!
+    const added = await h.app.inject({
+      method: 'POST',
+      url: '/v1/lists',
+      headers: t.headers,
+      payload: { list: 'block', type: 'user', value: 'hooked-user' },
+    })
+    expect(added.statusCode).toBe(200)
+    await page.getByRole('button', { name: `Disable ${id}` }).click()
+    await page.getByRole('button', { name: `Enable ${id}` }).click()
+    await page.getByRole('button', { name: `Disable ${id}` }).waitFor()
+    await page.getByRole('link', { name: 'https://93.184.216.34/hook' }).click()
+    await page.getByRole('heading', { name: 'Webhook deliveries', level: 1 }).waitFor()
+    const row = page.getByRole('row').filter({ hasText: 'list.entry_added' })
+    await row.waitFor()
+    await row.getByRole('button', { name: /^Redeliver msg_/ }).click()
+    await page.getByText(/queued again/).waitFor()
+    await shot(page, 'webhook-deliveries')
+    await context.close()
+  })
+
   it('downloads a subject export and erases only after the typed confirmation', async () => {
     const { t, page, context } = await signedIn()
     await score(t, { event: 'signup', user_id: 'subject-1' })
@@ -379,5 +411,5 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
       await context.close()
     }
     expect(cspViolations).toEqual([])
-  })
+  }, 120_000)
 })

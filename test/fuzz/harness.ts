@@ -44,7 +44,16 @@ export interface FuzzApp {
 
 /** The real app with one tenant whose rate limit and quota are too large to matter. */
 export async function openFuzzApp(engine: Engine = 'sqlite'): Promise<FuzzApp> {
-  const h = await build({ engine, keylessRateLimit: LOTS, authFailureLimit: LOTS })
+  // Webhook hosts never resolve here: a generated URL is refused without asking real DNS.
+  const noDns = async () => {
+    throw Object.assign(new Error('no DNS in the fuzz app'), { code: 'ENOTFOUND' })
+  }
+  const h = await build({
+    engine,
+    keylessRateLimit: LOTS,
+    authFailureLimit: LOTS,
+    webhooks: { allowHttp: false, allowPrivate: false, resolve: noDns },
+  })
   const t = await h.tenant({ rateLimit: LOTS, monthlyQuota: LOTS })
   const pk = await issueKey(h.store, h.clock, t.tenantId, { publishable: { origins: [ORIGIN] } })
   const doc = (await h.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json()

@@ -67,6 +67,14 @@ describe('fuzzing from the OpenAPI document', () => {
     'GET /v1/suppressions',
     'GET /v1/device/{deviceId}/observations',
     'POST /v1/beacon',
+    'POST /v1/webhooks',
+    'GET /v1/webhooks',
+    'GET /v1/webhooks/{webhookId}',
+    'PATCH /v1/webhooks/{webhookId}',
+    'DELETE /v1/webhooks/{webhookId}',
+    'POST /v1/webhooks/{webhookId}/rotate-secret',
+    'GET /v1/webhooks/{webhookId}/deliveries',
+    'POST /v1/webhooks/{webhookId}/deliveries/{messageId}/redeliver',
   ]
 
   it("the list below is the document's", () => {

@@ -257,6 +257,7 @@ describe('the job registry', () => {
       'idempotency-expiry',
       'console-session-expiry',
       'velocity-trim',
+      'webhook-retention',
     ])
     for (const j of jobs) {
       expect(j.reads.length, j.name).toBeGreaterThan(0)

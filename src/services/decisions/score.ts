@@ -17,6 +17,7 @@ import { consumeQuota } from '../access/quota.js'
 import { assertQuotaFits } from '../access/quota-check.js'
 import { deviceHistory, linkWithinBatch } from '../devices/device.js'
 import { type Idem, NO_IDEM } from '../runtime/idempotency.js'
+import { emit } from '../webhooks/events.js'
 import { deviceProfile } from './device-profile.js'
 import { type PreparedEvent, prepareEvent, type ScoreBody } from './score-inputs.js'
 
@@ -25,6 +26,8 @@ interface Scored {
   prepared: PreparedEvent
   /** The device profile, when the event carried a fingerprint or a device token. */
   device?: ScoreResponse['device']
+  /** Webhook deliveries the event queued (a review or block verdict with subscribed endpoints). */
+  queued: number
 }
 
 /**
@@ -110,8 +113,32 @@ function* scoreAndRecord(
   yield* ctx.store.events.insert(event)
   yield* ctx.store.devices.insertObservation(event)
   counters.add(event)
-  if (!dev) return { event, prepared: p }
-  return { event, prepared: p, device: deviceProfile(p, dev) }
+  const queued = yield* emitDecision(ctx, event)
+  if (!dev) return { event, prepared: p, queued }
+  return { event, prepared: p, device: deviceProfile(p, dev), queued }
+}
+
+/** The `decision.review` / `decision.block` message, in the event's own transaction (the outbox). */
+function* emitDecision(ctx: TenantContext, e: ScoredEvent): Work<number> {
+  const verdict = e.result.verdict
+  if (verdict !== 'review' && verdict !== 'block') return 0
+  const a = e.attributes
+  return yield* emit(
+    ctx.store.webhookOutbox,
+    a.tenantId,
+    e.createdMs,
+    verdict === 'review' ? 'decision.review' : 'decision.block',
+    {
+      event_id: e.id,
+      event: a.event,
+      user_id: a.userId,
+      verdict,
+      score: e.result.score,
+      reasons: e.result.reasons,
+      config_version: e.decidedBy.configVersion,
+    },
+    { eventId: e.id, userId: a.userId, emailHash: a.emailHash, ipHash: a.ipHash, deviceId: a.deviceId },
+  )
 }
 
 function respond(s: Scored): ScoreResponse {
@@ -210,6 +237,7 @@ export async function scoreEvent(
     entityLocks(ctx, prepared),
   )
   ctx.signals.scored(scored.event.result.verdict, scored.event.result.reasons, ctx.tenant.id)
+  if (scored.queued > 0) ctx.webhooks.nudge()
   await explain(ctx, [scored], [out])
   return out
 }
@@ -242,6 +270,7 @@ export async function scoreBatch(
     prepared.flatMap((p) => entityLocks(ctx, p)),
   )
   for (const s of scored) ctx.signals.scored(s.event.result.verdict, s.event.result.reasons, ctx.tenant.id)
+  if (scored.some((s) => s.queued > 0)) ctx.webhooks.nudge()
   await explain(ctx, scored, results)
   return { results }
 }

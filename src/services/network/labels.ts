@@ -6,6 +6,7 @@ import type { Work } from '../../store/index.js'
 import type { NetworkEntity } from '../../store/network/network.js'
 import { emailKey } from '../identifiers/identifiers.js'
 import { type Idem, NO_IDEM } from '../runtime/idempotency.js'
+import { type Actor, emit } from '../webhooks/events.js'
 import { networkEntities, suppressionHash } from './network.js'
 
 export interface LabelBody {
@@ -65,12 +66,19 @@ function unique(entities: NetworkEntity[]): NetworkEntity[] {
  * scored. `legit` is a local suppression only: it removes no flag from the network, not even this
  * tenant's own, so nobody else's risk is lowered. The event's verdict never changes.
  */
-export async function label(ctx: TenantContext, body: LabelBody, idem: Idem = NO_IDEM) {
+export async function label(
+  ctx: TenantContext,
+  body: LabelBody,
+  idem: Idem = NO_IDEM,
+  actor: Actor | null = null,
+) {
   const now = ctx.clock.now()
   let recorded = NONE
+  let queuedForReview = false
   if (body.event_id !== undefined) {
     const ev = await ctx.store.events.get(ctx.tenant.id, body.event_id)
     if (!ev) throw notFound(`event ${body.event_id} not found`)
+    queuedForReview = ev.verdict === 'review'
     recorded = { ipHash: ev.ipHash, emailHash: ev.emailHash, deviceId: ev.deviceId, userId: ev.userId }
   }
   const given = givenIdentifiers(ctx, body.entities ?? {})
@@ -100,12 +108,33 @@ export async function label(ctx: TenantContext, body: LabelBody, idem: Idem = NO
     network: { shared: tenant.shareNetwork, contributed: r.contributed.map((e) => e.kind) },
     suppressed: [...new Set(r.suppressed.map((e) => e.kind))],
   })
-  return store.db.tx(function* () {
+  let queued = 0
+  const out = await store.db.tx(function* () {
     yield* idem.claim(now)
-    const out = answer(yield* record())
-    yield* idem.complete(out)
-    return out
+    const recorded = yield* record()
+    queued = yield* emitLabel(recorded.id)
+    const answered = answer(recorded)
+    yield* idem.complete(answered)
+    return answered
   })
+  if (queued > 0) ctx.webhooks.nudge()
+  return out
+
+  /** `label.created`, and `review.resolved` when the event waited in the review queue (the outbox). */
+  function* emitLabel(id: number): Work<number> {
+    const data = {
+      label_id: String(id),
+      label: body.label,
+      event_id: body.event_id ?? null,
+      user_id: row.userId,
+      by: actor,
+    }
+    const subject = { eventId: body.event_id ?? null, ...row }
+    let n = yield* emit(store.webhookOutbox, tenant.id, now, 'label.created', data, subject)
+    if (queuedForReview)
+      n += yield* emit(store.webhookOutbox, tenant.id, now, 'review.resolved', data, subject)
+    return n
+  }
 
   /** Writes the label and what it causes; returns what it contributed and suppressed. */
   function* record(): Work<Recorded> {

@@ -32,6 +32,8 @@ export const ERASED_TABLES = [
   'beacon_observations',
   'idempotency_keys',
   'idempotency_events',
+  'webhook_messages',
+  'webhook_deliveries',
 ] as const
 
 /**

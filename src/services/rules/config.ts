@@ -9,7 +9,9 @@ import {
   type WeightKey,
 } from '../../scoring/config.js'
 import type { RuleSpec } from '../../scoring/rules/types.js'
+import type { Work } from '../../store/engine/db.js'
 import type { Overrides } from '../../store/rules/config.js'
+import { emit } from '../webhooks/events.js'
 import { compileRules, type EffectiveConfig, effectiveOf, scoringConfig } from './compile.js'
 
 export interface ConfigView {
@@ -69,6 +71,13 @@ export function mergedConfig(overrides: Overrides, patch: ConfigPatch): ScoringC
  * inconsistent. A change of the effective configuration makes a new version.
  */
 export async function updateConfig(ctx: TenantContext, patch: ConfigPatch): Promise<ConfigView> {
+  const now = ctx.clock.now()
+  let queued = 0
+  // The message commits with the version it announces (the webhook outbox).
+  const announce = function* (version: number): Work<void> {
+    const data = { version, created_ms: now }
+    queued += yield* emit(ctx.store.webhookOutbox, ctx.tenant.id, now, 'config.version_created', data)
+  }
   const stored = await ctx.store.config.set(
     ctx.tenant.id,
     {
@@ -78,8 +87,10 @@ export async function updateConfig(ctx: TenantContext, patch: ConfigPatch): Prom
     },
     consistent,
     render,
-    ctx.clock.now(),
+    now,
+    announce,
   )
+  if (queued > 0) ctx.webhooks.nudge()
   return view(stored.version, stored.overrides)
 }
 

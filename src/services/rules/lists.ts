@@ -2,10 +2,12 @@ import type { TenantContext } from '../../context.js'
 import { badRequest, notFound } from '../../errors.js'
 import { canonicalizeEmail } from '../../intel/email/canonical.js'
 import { parseIp } from '../../intel/ip/normalize.js'
+import type { Work } from '../../store/engine/db.js'
 import type { ListEntry, ListName, NewListEntry } from '../../store/rules/lists.js'
 import type { ListedKind } from '../../util/entities.js'
 import { maskEmail } from '../../util/mask.js'
 import type { Hasher } from '../../util/secrets.js'
+import { emit } from '../webhooks/events.js'
 
 export interface ListInput {
   list: ListName
@@ -70,12 +72,41 @@ function toNew(ctx: TenantContext, input: ListInput, field: string): NewListEntr
   return { list: input.list, type: input.type, ...key }
 }
 
+/**
+ * The outbox hook of a list change: the message commits with the change. Email and ip entries are
+ * named by their keyed hash, device and user entries by the caller's own identifier.
+ */
+function listEvent(ctx: TenantContext, type: 'list.entry_added' | 'list.entry_removed', nowMs: number) {
+  const counter = { queued: 0 }
+  const hook = function* (e: ListEntry): Work<void> {
+    const hashed = e.type === 'email' || e.type === 'ip'
+    const data = {
+      entry_id: String(e.id),
+      list: e.list,
+      type: e.type,
+      ...(hashed ? { value_hash: e.valueKey } : { value: e.valueKey }),
+    }
+    const subject = {
+      emailHash: e.type === 'email' ? e.valueKey : null,
+      ipHash: e.type === 'ip' ? e.valueKey : null,
+      deviceId: e.type === 'device' ? e.valueKey : null,
+      userId: e.type === 'user' ? e.valueKey : null,
+    }
+    counter.queued += yield* emit(ctx.store.webhookOutbox, ctx.tenant.id, nowMs, type, data, subject)
+  }
+  return { hook, nudge: () => counter.queued > 0 && ctx.webhooks.nudge() }
+}
+
 export async function addListEntry(ctx: TenantContext, input: ListInput): Promise<ListEntryView> {
+  const now = ctx.clock.now()
+  const events = listEvent(ctx, 'list.entry_added', now)
   const [entry] = await ctx.store.lists.addMany(
     ctx.tenant.id,
     [toNew(ctx, input, 'body.value')],
-    ctx.clock.now(),
+    now,
+    events.hook,
   )
+  events.nudge()
   return viewEntry(entry!, input.value)
 }
 
@@ -85,7 +116,10 @@ export async function addListEntries(
   rows: readonly ListInput[],
 ): Promise<ListEntryView[]> {
   const prepared = rows.map((r, i) => toNew(ctx, r, `body.rows[${i}].value`))
-  const entries = await ctx.store.lists.addMany(ctx.tenant.id, prepared, ctx.clock.now())
+  const now = ctx.clock.now()
+  const events = listEvent(ctx, 'list.entry_added', now)
+  const entries = await ctx.store.lists.addMany(ctx.tenant.id, prepared, now, events.hook)
+  events.nudge()
   return entries.map((e, i) => viewEntry(e, rows[i]?.value))
 }
 
@@ -95,7 +129,9 @@ export async function listEntries(ctx: TenantContext, limit: number, offset: num
 }
 
 export async function removeListEntry(ctx: TenantContext, id: number): Promise<ListEntryView> {
-  const removed = await ctx.store.lists.remove(ctx.tenant.id, id)
+  const events = listEvent(ctx, 'list.entry_removed', ctx.clock.now())
+  const removed = await ctx.store.lists.remove(ctx.tenant.id, id, events.hook)
   if (!removed) throw notFound(`list entry ${id} not found`)
+  events.nudge()
   return viewEntry(removed)
 }

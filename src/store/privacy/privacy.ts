@@ -4,6 +4,7 @@ import { Cached, type Invalidation, tenantScoped } from '../engine/invalidation.
 import { EVENT_COLUMNS, type EventRow, toEventRecord } from '../events/events.js'
 import { ipAccountPairsOf, rederiveIpAccounts } from '../events/ip-accounts.js'
 import { LOOKUP_COLUMNS, type LookupRow, toLookupRecord } from '../events/lookups.js'
+import { eraseMessages } from '../webhooks/outbox.js'
 
 export type SuppressionAction = 'forget' | 'legit'
 
@@ -254,6 +255,12 @@ export class PrivacyStore {
 
   /** Deletes every row of the tenant that holds one of the identifiers; returns counts per kind. */
   *erase(tenantId: string, keys: SubjectKeys): Work<ErasedCounts> {
+    // Webhook messages about the person or their events, before the events they name go.
+    yield* eraseMessages(
+      tenantId,
+      matcher(keys, { emailHash: 'email_hash', ipHash: 'ip_hash', deviceId: 'device_id', userId: 'user_id' }),
+      matcher(keys, EVENT_COLS),
+    )
     const lb = this.labelMatcher(keys)
     const labels = yield* q.run(`DELETE FROM labels WHERE tenant_id = ? AND ${lb.where}`, [
       tenantId,

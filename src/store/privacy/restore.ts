@@ -27,6 +27,7 @@ const SOURCES: Record<keyof StoredIdentifiers, [table: string, column: string, w
     ['labels', 'email_hash'],
     ['lookups', 'value_hash', "kind = 'email'"],
     ['list_entries', 'value_key', "type = 'email'"],
+    ['webhook_messages', 'email_hash'],
   ],
   ip: [
     ['events', 'ip_hash'],
@@ -36,6 +37,7 @@ const SOURCES: Record<keyof StoredIdentifiers, [table: string, column: string, w
     ['ip_accounts', 'ip_hash'],
     ['lookups', 'value_hash', "kind = 'ip'"],
     ['list_entries', 'value_key', "type = 'ip'"],
+    ['webhook_messages', 'ip_hash'],
   ],
   phone: [
     ['events', 'phone_hash'],
@@ -47,6 +49,7 @@ const SOURCES: Record<keyof StoredIdentifiers, [table: string, column: string, w
     ['device_observations', 'device_id'],
     ['beacon_observations', 'device_id'],
     ['list_entries', 'value_key', "type = 'device'"],
+    ['webhook_messages', 'device_id'],
   ],
   user: [
     ['events', 'user_id'],
@@ -54,6 +57,7 @@ const SOURCES: Record<keyof StoredIdentifiers, [table: string, column: string, w
     ['device_observations', 'user_id'],
     ['ip_accounts', 'user_id'],
     ['list_entries', 'value_key', "type = 'user'"],
+    ['webhook_messages', 'user_id'],
   ],
 }
 

@@ -1,5 +1,5 @@
 import type { RuleSpec } from '../../scoring/rules/types.js'
-import { type Db, q } from '../engine/db.js'
+import { type Db, q, type Work } from '../engine/db.js'
 import { Cached, type Invalidation, tenantScoped } from '../engine/invalidation.js'
 
 export type ConfigSection = 'weights' | 'thresholds'
@@ -70,6 +70,7 @@ export class ConfigStore {
    * `check` sees the merged result and may throw to refuse the whole change, so two concurrent updates
    * can never combine into an inconsistent configuration. A change of the effective configuration
    * (`effective` renders it) records a new version; a patch that changes nothing records none.
+   * `onVersion` runs in the same transaction for a new version (the webhook outbox).
    */
   set(
     tenantId: string,
@@ -77,6 +78,7 @@ export class ConfigStore {
     check: (merged: Overrides) => void,
     effective: (o: Overrides) => string,
     now: number,
+    onVersion?: (version: number) => Work<unknown>,
   ): Promise<StoredConfig> {
     const inv = this.inv
     return this.db.tx(function* () {
@@ -120,6 +122,7 @@ export class ConfigStore {
         )
       }
       yield* inv.touch(`config:${tenantId}`)
+      if (onVersion) yield* onVersion(version)
       return { overrides: merged, version }
     })
   }

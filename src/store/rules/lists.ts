@@ -46,6 +46,9 @@ const toEntry = (r: Row): ListEntry => ({
   createdMs: Number(r.created_ms),
 })
 
+/** Work a change of the list does in its own transaction. */
+export type ListHook = (entry: ListEntry) => Work<unknown>
+
 const COLS = 'id, list, type, value_key, hint, created_ms'
 
 /** A tenant's whole list, indexed by (type, key): scoring matches in memory. */
@@ -62,9 +65,12 @@ export class ListStore {
     this.cache = new Cached(inv, tenantScoped('lists'), 1000)
   }
 
-  /** Adds an entry, or returns the existing identical one (adding is idempotent). */
-  *add(tenantId: string, e: NewListEntry, nowMs: number): Work<ListEntry> {
-    yield* q.run(
+  /**
+   * Adds an entry, or returns the existing identical one (adding is idempotent). `onAdded` runs in the
+   * same transaction for an entry this call created (the webhook outbox).
+   */
+  *add(tenantId: string, e: NewListEntry, nowMs: number, onAdded?: ListHook): Work<ListEntry> {
+    const created = yield* q.run(
       `INSERT INTO list_entries (tenant_id, list, type, value_key, hint, created_ms) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (tenant_id, list, type, value_key) DO NOTHING`,
       [tenantId, e.list, e.type, e.valueKey, e.hint, nowMs],
@@ -75,14 +81,21 @@ export class ListStore {
     )
     if (!row) throw new Error('list entry vanished after insert')
     yield* this.inv.touch(`lists:${tenantId}`)
-    return toEntry(row)
+    const entry = toEntry(row)
+    if (created > 0 && onAdded) yield* onAdded(entry)
+    return entry
   }
 
-  addMany(tenantId: string, entries: readonly NewListEntry[], nowMs: number): Promise<ListEntry[]> {
+  addMany(
+    tenantId: string,
+    entries: readonly NewListEntry[],
+    nowMs: number,
+    onAdded?: ListHook,
+  ): Promise<ListEntry[]> {
     const add = this.add.bind(this)
     return this.db.tx(function* () {
       const out: ListEntry[] = []
-      for (const e of entries) out.push(yield* add(tenantId, e, nowMs))
+      for (const e of entries) out.push(yield* add(tenantId, e, nowMs, onAdded))
       return out
     })
   }
@@ -103,7 +116,8 @@ export class ListStore {
     return { entries: rows.map(toEntry), total: Number(total?.n ?? 0) }
   }
 
-  async remove(tenantId: string, id: number): Promise<ListEntry | undefined> {
+  /** Removes an entry; `onRemoved` runs in the same transaction (the webhook outbox). */
+  async remove(tenantId: string, id: number, onRemoved?: ListHook): Promise<ListEntry | undefined> {
     const inv = this.inv
     return this.db.tx(function* () {
       const row = yield* q.get<Row>(`SELECT ${COLS} FROM list_entries WHERE tenant_id = ? AND id = ?`, [
@@ -113,7 +127,9 @@ export class ListStore {
       if (!row) return undefined
       yield* q.run('DELETE FROM list_entries WHERE tenant_id = ? AND id = ?', [tenantId, id])
       yield* inv.touch(`lists:${tenantId}`)
-      return toEntry(row)
+      const entry = toEntry(row)
+      if (onRemoved) yield* onRemoved(entry)
+      return entry
     })
   }
 

@@ -473,4 +473,61 @@ CREATE INDEX idempotency_events_key ON idempotency_events (tenant_id, key_hash);
 ALTER TABLE beacon_observations ADD COLUMN net_hash TEXT;
 `,
   },
+  {
+    version: 21,
+    name: 'webhook endpoints and outbox',
+    // Messages are written in the transaction of the change that causes them (the outbox); one delivery
+    // row per subscribed endpoint carries the attempts and the lease of the node sending it.
+    sql: `
+CREATE TABLE webhook_endpoints (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  url TEXT NOT NULL,
+  description TEXT NOT NULL,
+  events TEXT NOT NULL,
+  enabled INTEGER NOT NULL,
+  disabled_reason TEXT,
+  secret TEXT NOT NULL,
+  previous_secret TEXT,
+  previous_until_ms BIGINT,
+  failing_since_ms BIGINT,
+  created_ms BIGINT NOT NULL,
+  updated_ms BIGINT NOT NULL
+);
+CREATE INDEX webhook_endpoints_tenant ON webhook_endpoints (tenant_id);
+CREATE TABLE webhook_messages (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  event_type TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  event_id TEXT,
+  user_id TEXT,
+  email_hash TEXT,
+  ip_hash TEXT,
+  device_id TEXT,
+  created_ms BIGINT NOT NULL
+);
+CREATE INDEX webhook_messages_tenant ON webhook_messages (tenant_id, created_ms);
+CREATE INDEX webhook_messages_age ON webhook_messages (created_ms);
+CREATE TABLE webhook_deliveries (
+  id {{SERIAL_PK}},
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  message_id TEXT NOT NULL,
+  endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  next_ms BIGINT NOT NULL,
+  lease_holder TEXT,
+  lease_until_ms BIGINT,
+  last_status INTEGER,
+  last_error TEXT,
+  last_attempt_ms BIGINT,
+  delivered_ms BIGINT,
+  created_ms BIGINT NOT NULL,
+  UNIQUE (message_id, endpoint_id)
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_ms);
+CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, created_ms);
+`,
+  },
 ]
