@@ -112,6 +112,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     redis: () => services.cluster().redis,
     sources: () => services.intel.sources(),
     now: () => services.clock.now(),
+    webhooks: () => services.webhooks.stats(),
   })
   const readiness = obs.readiness ?? new Readiness('ready')
   readiness.attach({ ping: () => services.store.db.ping(), shedding: () => services.overload.shedding() })

@@ -14,6 +14,8 @@ export interface MetricsSources {
   /** Reference data with its date (feeds and packages). */
   sources(): readonly { name: string; kind: string; dataDate: string | null }[]
   now(): number
+  /** The webhook outbox across tenants (docs/webhooks.md), read from the database at scrape time. */
+  webhooks?(): Promise<{ delivered: number; failed: number; retrying: number; oldestUndeliveredSeconds: number }>
 }
 
 export interface MetricsOptions {
@@ -171,6 +173,28 @@ export class Metrics implements Signals {
         const state = self.sources?.redis()
         if (state === undefined || state === 'not_configured') return
         this.set(state === 'ok' ? 1 : 0)
+      },
+    })
+    new Gauge({
+      name: 'verdict_webhook_deliveries',
+      help: 'Webhook deliveries kept (30 days) by state: delivered, failed, retrying',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const w = await self.sources?.webhooks?.().catch(() => undefined)
+        if (!w) return
+        this.set({ state: 'delivered' }, w.delivered)
+        this.set({ state: 'failed' }, w.failed)
+        this.set({ state: 'retrying' }, w.retrying)
+      },
+    })
+    new Gauge({
+      name: 'verdict_webhook_oldest_undelivered_seconds',
+      help: 'Age of the oldest webhook message not yet delivered (0 when none waits)',
+      registers,
+      async collect() {
+        const w = await self.sources?.webhooks?.().catch(() => undefined)
+        if (w) this.set(w.oldestUndeliveredSeconds)
       },
     })
     new Gauge({
