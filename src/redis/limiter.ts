@@ -27,9 +27,21 @@ if remaining < 0 then remaining = 0 end
 return {1, remaining, math.ceil((nxt - now) / 1000), 0}
 `
 
+// One request given back: the TAT moves back by one interval (deleted once it is not ahead of now).
+const REFUND_LUA = `
+local tat = tonumber(redis.call('GET', KEYS[1]))
+if not tat then return 0 end
+local back = tat - tonumber(ARGV[3]) / tonumber(ARGV[2])
+local now = tonumber(ARGV[1])
+if back <= now then redis.call('DEL', KEYS[1]) return 1 end
+redis.call('SET', KEYS[1], string.format('%.3f', back), 'PX', math.ceil(back - now) + 1000)
+return 1
+`
+
 type GcraReply = [number, number, number, number]
 interface WithGcra {
   verdictGcra(key: string, now: number, limit: number, windowMs: number): Promise<GcraReply>
+  verdictRefund(key: string, now: number, limit: number, windowMs: number): Promise<number>
 }
 
 /**
@@ -45,6 +57,7 @@ export class RedisLimiter implements Limiter {
     private readonly nodes: number,
   ) {
     redis.client.defineCommand('verdictGcra', { numberOfKeys: 1, lua: GCRA_LUA })
+    redis.client.defineCommand('verdictRefund', { numberOfKeys: 1, lua: REFUND_LUA })
   }
 
   async hit(bucket: string, limit: number, nowMs: number): Promise<LimitResult> {
@@ -76,6 +89,19 @@ export class RedisLimiter implements Limiter {
       }
     }
     return this.local.peek(bucket, this.share(limit), nowMs)
+  }
+
+  async refund(bucket: string, limit: number, nowMs: number): Promise<void> {
+    if (this.redis.ready) {
+      try {
+        const client = this.redis.client as unknown as WithGcra
+        await client.verdictRefund(this.redis.key('rl', bucket), nowMs, limit, LIMIT_WINDOW_MS)
+        return
+      } catch {
+        // As in hit(): the local share was counted, so it is the one given back.
+      }
+    }
+    this.local.refund(bucket, this.share(limit), nowMs)
   }
 
   /** This node's part of a limit while Redis is away. */

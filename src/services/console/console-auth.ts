@@ -25,6 +25,8 @@ const TOUCH_EVERY_MS = 60_000
 /** Failed sign-ins per minute per client address, and per email address. */
 export const SIGN_IN_FAILURES_PER_IP = 10
 export const SIGN_IN_FAILURES_PER_EMAIL = 5
+/** Password checks (scrypt) running at once in one process; a sign-in beyond answers 429. */
+export const MAX_PASSWORD_CHECKS = 4
 export const PASSWORD_MIN = 12
 const PASSWORD_MAX = 1024
 
@@ -104,15 +106,36 @@ export async function createConsoleUser(
   return { userId: user.id, tenantId: user.tenantId, email }
 }
 
+const tooMany = (retryAfterSeconds: number) =>
+  new ApiError('rate_limited', 'too many failed sign-in attempts; retry later', {
+    'Retry-After': String(Math.max(1, retryAfterSeconds)),
+  })
+
+/** One sign-in attempt, counted before its password check. */
+export interface SignInAttempt {
+  /** The password was right: the attempt is given back, so only failures use up the budget. */
+  succeeded(): Promise<void>
+  /** The check is over (always called): frees the email's and the process's check slot. */
+  end(): void
+}
+
 /**
- * Failed sign-ins per client address and per email, in the service's limiter: with Redis they are
+ * Sign-in attempts per client address and per email, in the service's limiter: with Redis they are
  * counted across every node, so more nodes do not mean more password guesses. The email is keyed by an
- * HMAC, never written as it is.
+ * HMAC, never written as it is. An attempt is counted atomically before its password is checked and
+ * given back when it succeeds, so attempts sent at once cannot all pass a check-then-count gap. In one
+ * process, one check per email runs at a time and at most MAX_PASSWORD_CHECKS at all (429 beyond):
+ * scrypt costs tens of MiB and milliseconds each, and sign-in is reachable without a credential.
  */
 export class SignInThrottle {
+  /** Email buckets with a password check in flight in this process. */
+  private readonly checking = new Set<string>()
+  private running = 0
+
   constructor(
     private readonly limiter: Limiter,
     private readonly hasher: Hasher,
+    private readonly maxChecks = MAX_PASSWORD_CHECKS,
   ) {}
 
   private buckets(ip: string, email: string): [string, string] {
@@ -122,22 +145,47 @@ export class SignInThrottle {
     ]
   }
 
-  async refuse(ip: string, email: string, nowMs: number): Promise<number | null> {
+  /** Counts one attempt, or throws 429 (budget spent, a check of this email running, or too many). */
+  async begin(ip: string, email: string, nowMs: number): Promise<SignInAttempt> {
     const [byIp, byEmail] = this.buckets(ip, email)
-    const [a, b] = await Promise.all([
-      this.limiter.peek(byIp, SIGN_IN_FAILURES_PER_IP, nowMs),
-      this.limiter.peek(byEmail, SIGN_IN_FAILURES_PER_EMAIL, nowMs),
-    ])
-    if (a.allowed && b.allowed) return null
-    return Math.max(a.retryAfterSeconds, b.retryAfterSeconds, 1)
-  }
-
-  async failed(ip: string, email: string, nowMs: number): Promise<void> {
-    const [byIp, byEmail] = this.buckets(ip, email)
-    await Promise.all([
-      this.limiter.hit(byIp, SIGN_IN_FAILURES_PER_IP, nowMs),
-      this.limiter.hit(byEmail, SIGN_IN_FAILURES_PER_EMAIL, nowMs),
-    ])
+    if (this.running >= this.maxChecks) {
+      throw new ApiError('rate_limited', 'too many sign-ins are being checked at once; retry in a moment', {
+        'Retry-After': '1',
+      })
+    }
+    if (this.checking.has(byEmail)) throw tooMany(1)
+    // Both slots are taken before the first await, so concurrent attempts see them.
+    this.running++
+    this.checking.add(byEmail)
+    let open = true
+    const end = () => {
+      if (!open) return
+      open = false
+      this.running--
+      this.checking.delete(byEmail)
+    }
+    try {
+      const a = await this.limiter.hit(byIp, SIGN_IN_FAILURES_PER_IP, nowMs)
+      if (!a.allowed) throw tooMany(a.retryAfterSeconds)
+      const b = await this.limiter.hit(byEmail, SIGN_IN_FAILURES_PER_EMAIL, nowMs)
+      if (!b.allowed) {
+        // No password is checked: the address's attempt is not spent either.
+        await this.limiter.refund(byIp, SIGN_IN_FAILURES_PER_IP, nowMs)
+        throw tooMany(b.retryAfterSeconds)
+      }
+    } catch (err) {
+      end()
+      throw err
+    }
+    return {
+      succeeded: async () => {
+        await Promise.all([
+          this.limiter.refund(byIp, SIGN_IN_FAILURES_PER_IP, nowMs),
+          this.limiter.refund(byEmail, SIGN_IN_FAILURES_PER_EMAIL, nowMs),
+        ])
+      },
+      end,
+    }
   }
 }
 
@@ -162,21 +210,19 @@ export async function signIn(
 ): Promise<NewSession> {
   const email = normaliseEmail(input.email)
   const now = deps.clock.now()
-  const retry = await deps.signInThrottle.refuse(input.ip, email, now)
-  if (retry !== null) {
-    throw new ApiError('rate_limited', 'too many failed sign-in attempts; retry later', {
-      'Retry-After': String(retry),
-    })
-  }
-  const user = await deps.store.console.userByEmail(email)
-  dummyHash ??= hashPassword(randomToken(24))
-  const ok = await verifyPassword(
-    input.password.slice(0, PASSWORD_MAX),
-    user?.passwordHash ?? (await dummyHash),
-  )
-  if (!user || !ok) {
-    await deps.signInThrottle.failed(input.ip, email, now)
-    throw new ApiError('unauthorized', 'wrong email or password')
+  const attempt = await deps.signInThrottle.begin(input.ip, email, now)
+  let user: Awaited<ReturnType<Store['console']['userByEmail']>>
+  try {
+    user = await deps.store.console.userByEmail(email)
+    dummyHash ??= hashPassword(randomToken(24))
+    const ok = await verifyPassword(
+      input.password.slice(0, PASSWORD_MAX),
+      user?.passwordHash ?? (await dummyHash),
+    )
+    if (!user || !ok) throw new ApiError('unauthorized', 'wrong email or password')
+    await attempt.succeeded()
+  } finally {
+    attempt.end()
   }
   // Old sessions go here rather than in a job: sign-ins are rare, and each removes what expired.
   await deps.store.console.expireSessions(now - SESSION_IDLE_MS, now - SESSION_MAX_MS)
