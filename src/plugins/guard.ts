@@ -98,11 +98,13 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
     if (raw !== undefined || needsKey) refuseThrottled(request, raw, now, 'key')
     if (raw !== undefined) {
       request.auth = await authenticate(deps.store, raw)
-      if (request.auth) deps.throttle.succeeded(raw)
-      else {
+      if (!request.auth) {
         deps.throttle.forget(raw)
         deps.throttle.failed(request.ip, now)
-      }
+      } else if (request.auth.publishable === (mode === 'publishable')) {
+        // Only a secret key earns a pass past the bound: a publishable key is public, it proves nothing.
+        if (!request.auth.publishable) deps.throttle.succeeded(raw)
+      } else deps.throttle.failed(request.ip, now)
     }
     if (request.auth && request.auth.publishable !== (mode === 'publishable')) {
       throw new ApiError(
