@@ -38,6 +38,15 @@ redis.call('SET', KEYS[1], string.format('%.3f', back), 'PX', math.ceil(back - n
 return 1
 `
 
+/** The answer of a node whose share of a limit is 0 while Redis is away: retry once it is back. */
+const noShare = (): LimitResult => ({
+  allowed: false,
+  limit: 0,
+  remaining: 0,
+  resetSeconds: LIMIT_WINDOW_MS / 1000,
+  retryAfterSeconds: LIMIT_WINDOW_MS / 1000,
+})
+
 type GcraReply = [number, number, number, number]
 interface WithGcra {
   verdictGcra(key: string, now: number, limit: number, windowMs: number): Promise<GcraReply>
@@ -46,8 +55,8 @@ interface WithGcra {
 
 /**
  * Limits shared by every node through Redis. While Redis cannot answer, each node enforces its share
- * of the limit in memory (the limit divided by `nodes`, at least 1), so the service as a whole stays
- * near the budget without a dependency on Redis.
+ * of the limit in memory (the limit divided by `nodes`, rounded down), so the nodes together never
+ * allow more than the budget without a dependency on Redis; a node whose share is 0 refuses.
  */
 export class RedisLimiter implements Limiter {
   private readonly local = new RateLimiter()
@@ -75,7 +84,8 @@ export class RedisLimiter implements Limiter {
         // Timed out or disconnected mid-call: this request is limited locally, like the next ones.
       }
     }
-    return this.local.hit(bucket, this.share(limit), nowMs)
+    const share = this.share(limit)
+    return share === 0 ? noShare() : this.local.hit(bucket, share, nowMs)
   }
 
   /** A plain GET: a peek changes nothing, so it needs no script to be atomic. */
@@ -88,7 +98,8 @@ export class RedisLimiter implements Limiter {
         // As in hit(): this node's share decides while Redis does not answer.
       }
     }
-    return this.local.peek(bucket, this.share(limit), nowMs)
+    const share = this.share(limit)
+    return share === 0 ? noShare() : this.local.peek(bucket, share, nowMs)
   }
 
   async refund(bucket: string, limit: number, nowMs: number): Promise<void> {
@@ -101,11 +112,13 @@ export class RedisLimiter implements Limiter {
         // As in hit(): the local share was counted, so it is the one given back.
       }
     }
-    this.local.refund(bucket, this.share(limit), nowMs)
+    const share = this.share(limit)
+    if (share > 0) this.local.refund(bucket, share, nowMs)
   }
 
   /** This node's part of a limit while Redis is away. */
   private share(limit: number): number {
-    return Math.max(1, Math.floor(limit / this.nodes))
+    // Rounded up to 1, six nodes would allow six sign-in guesses of a five-per-email limit.
+    return Math.floor(limit / this.nodes)
   }
 }
