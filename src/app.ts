@@ -13,6 +13,7 @@ import {
 import { registerGuard } from './plugins/guard.js'
 import { registerJsonBody, registerNoNul } from './plugins/json-body.js'
 import { registerOpenApi } from './plugins/openapi.js'
+import { registerSecurityHeaders } from './plugins/security-headers.js'
 import { registerBeaconRoutes, registerBeaconScriptRoutes } from './routes/beacon.js'
 import { registerCheckRoutes } from './routes/checks.js'
 import { registerConfigRoutes } from './routes/config.js'
@@ -107,6 +108,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     }
   })
   registerErrorHandling(app)
+  registerSecurityHeaders(app)
   registerGuard(app, services)
   await registerOpenApi(app, services.version)
 

@@ -167,7 +167,7 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
       request,
       reply,
       raw: extractApiKey(request.headers),
-      cookie: sessionCookie(request.headers.cookie),
+      cookie: sessionCookie(request.headers.cookie, request.protocol === 'https'),
       now: deps.clock.now(),
     })
   })

@@ -15,6 +15,11 @@ import { clientBucket, type Limiter } from '../runtime/rate-limiter.js'
  */
 
 export const SESSION_COOKIE = 'verdict_session'
+/**
+ * The cookie's name over TLS: a `__Host-` cookie must be Secure, Path=/ and without Domain, so no
+ * sibling subdomain can set or shadow it (a planted plain-named cookie is not read over TLS).
+ */
+export const sessionCookieName = (secure: boolean) => (secure ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE)
 export const CSRF_HEADER = 'x-csrf-token'
 /** A session not used for this long is over. */
 export const SESSION_IDLE_MS = 30 * 60_000
@@ -255,12 +260,13 @@ export interface ConsoleAuth extends AuthContext {
   }
 }
 
-/** The raw value of the session cookie in a Cookie header, if any. */
-export function sessionCookie(header: string | undefined): string | undefined {
+/** The raw value of the session cookie in a Cookie header, if any (its `__Host-` name over TLS). */
+export function sessionCookie(header: string | undefined, secure: boolean): string | undefined {
   if (!header) return undefined
+  const name = sessionCookieName(secure)
   for (const part of header.split(';')) {
     const i = part.indexOf('=')
-    if (i > 0 && part.slice(0, i).trim() === SESSION_COOKIE) {
+    if (i > 0 && part.slice(0, i).trim() === name) {
       const v = part.slice(i + 1).trim()
       return v === '' ? undefined : v
     }
@@ -317,8 +323,9 @@ export async function signOut(store: Store, auth: ConsoleAuth): Promise<void> {
 /** The Set-Cookie value for a new session, or (without `sessionId`) the one that clears it. */
 export function sessionSetCookie(sessionId: string | null, secure: boolean): string {
   const attrs = ['Path=/', 'HttpOnly', 'SameSite=Strict', ...(secure ? ['Secure'] : [])]
-  if (sessionId === null) return [`${SESSION_COOKIE}=`, 'Max-Age=0', ...attrs].join('; ')
-  return [`${SESSION_COOKIE}=${sessionId}`, `Max-Age=${SESSION_MAX_MS / 1000}`, ...attrs].join('; ')
+  const name = sessionCookieName(secure)
+  if (sessionId === null) return [`${name}=`, 'Max-Age=0', ...attrs].join('; ')
+  return [`${name}=${sessionId}`, `Max-Age=${SESSION_MAX_MS / 1000}`, ...attrs].join('; ')
 }
 
 export const isConsoleAuth = (auth: AuthContext | null): auth is ConsoleAuth =>
