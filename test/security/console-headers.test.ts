@@ -69,7 +69,12 @@ describe('console and docs headers', () => {
 
   it('over TLS the session cookie is __Host- prefixed, and only that name is a session', async () => {
     const email = `tls-${Date.now()}@example.com`
-    await createConsoleUser(h.store, h.clock, { tenantId: t.tenantId, email, password: CONSOLE_PASSWORD })
+    await createConsoleUser(
+      h.store,
+      h.clock,
+      { tenantId: t.tenantId, email, password: CONSOLE_PASSWORD },
+      h.services.passwordCost,
+    )
     const https = { 'x-forwarded-proto': 'https' }
     const res = await h.app.inject({
       method: 'POST',

@@ -47,7 +47,12 @@ function suite(name: string, limiter: () => Promise<{ limiter?: RedisLimiter; cl
       h = await build(l.limiter ? { limiter: l.limiter } : {})
       const t = await h.tenant()
       email = `owner-${Date.now()}@example.com`
-      await createConsoleUser(h.store, h.clock, { tenantId: t.tenantId, email, password: CONSOLE_PASSWORD })
+      await createConsoleUser(
+        h.store,
+        h.clock,
+        { tenantId: t.tenantId, email, password: CONSOLE_PASSWORD },
+        h.services.passwordCost,
+      )
       // The dummy hash of unknown emails is computed once, on the first unknown sign-in: not in a burst.
       await signIn('warm-up@example.com', 'wrong password', '198.51.100.250')
     })
@@ -110,11 +115,16 @@ function suite(name: string, limiter: () => Promise<{ limiter?: RedisLimiter; cl
     it('a successful sign-in gives its attempt back', async () => {
       const ip = `198.51.100.${++n}`
       const user = `refund-${name.length}-${Date.now()}@example.com`
-      await createConsoleUser(h.store, h.clock, {
-        tenantId: (await h.tenant()).tenantId,
-        email: user,
-        password: CONSOLE_PASSWORD,
-      })
+      await createConsoleUser(
+        h.store,
+        h.clock,
+        {
+          tenantId: (await h.tenant()).tenantId,
+          email: user,
+          password: CONSOLE_PASSWORD,
+        },
+        h.services.passwordCost,
+      )
       for (let i = 0; i < SIGN_IN_FAILURES_PER_EMAIL - 1; i++)
         expect((await signIn(user, 'wrong password', ip)).statusCode).toBe(401)
       for (let i = 0; i < 3; i++) expect((await signIn(user, CONSOLE_PASSWORD, ip)).statusCode).toBe(200)

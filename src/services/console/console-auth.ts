@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
+import { randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto'
 import { ApiError } from '../../errors.js'
 import type { Tenant } from '../../store/access/tenants.js'
 import type { Store } from '../../store/index.js'
@@ -31,12 +31,23 @@ const TOUCH_EVERY_MS = 60_000
 export const SIGN_IN_FAILURES_PER_IP = 10
 export const SIGN_IN_FAILURES_PER_EMAIL = 5
 /** Password checks (scrypt) running at once in one process; a sign-in beyond answers 429. */
-export const MAX_PASSWORD_CHECKS = 4
+export const MAX_PASSWORD_CHECKS = 2
 export const PASSWORD_MIN = 12
 const PASSWORD_MAX = 1024
 
-// N = 2^15, r = 8: about 32 MiB and tens of milliseconds per hash, the OWASP floor for scrypt.
-const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } satisfies ScryptOptions
+/** scrypt's cost parameters; stored in every hash, so the cost can rise without breaking old hashes. */
+export interface PasswordCost {
+  N: number
+  r: number
+  p: number
+}
+
+// N = 2^17, r = 8, p = 1: the OWASP minimum for scrypt, 128 MiB and a few hundred milliseconds per
+// hash (MAX_PASSWORD_CHECKS bounds how many run at once). Only the test harness passes a lower cost,
+// as Django's test settings do, so hundreds of sign-ins do not cost minutes.
+export const PASSWORD_COST: PasswordCost = { N: 131072, r: 8, p: 1 }
+/** Room above the 128 MiB block of N = 2^17, r = 8. */
+const MAXMEM = 192 * 1024 * 1024
 const KEY_LEN = 32
 
 /** An error the CLI prints as it is and HTTP answers with `code`. */
@@ -55,19 +66,23 @@ function scryptAsync(
   o: { N: number; r: number; p: number },
 ): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password, salt, KEY_LEN, { ...o, maxmem: SCRYPT.maxmem }, (err, key) =>
+    scrypt(password, salt, KEY_LEN, { ...o, maxmem: MAXMEM }, (err, key) =>
       err ? reject(err) : resolve(key),
     ),
   )
 }
 
 /** `scrypt$N$r$p$salt$key` (base64url), so the cost can rise later without breaking stored hashes. */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: PasswordCost = PASSWORD_COST): Promise<string> {
   const salt = randomBytes(16)
-  const key = await scryptAsync(password, salt, SCRYPT)
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join(
-    '$',
-  )
+  const key = await scryptAsync(password, salt, cost)
+  return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join('$')
+}
+
+/** Whether a stored hash was made with other parameters than today's (rehashed on the next sign-in). */
+export function needsRehash(stored: string, cost: PasswordCost = PASSWORD_COST): boolean {
+  const [kind, n, r, p] = stored.split('$')
+  return kind !== 'scrypt' || Number(n) !== cost.N || Number(r) !== cost.r || Number(p) !== cost.p
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -83,7 +98,15 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /** Compared on every sign-in of an unknown email, so timing does not tell which emails exist. */
-let dummyHash: Promise<string> | undefined
+const dummyHashes = new Map<number, Promise<string>>()
+function dummyHash(cost: PasswordCost): Promise<string> {
+  const key = cost.N * 1e4 + cost.r * 100 + cost.p
+  const known = dummyHashes.get(key)
+  if (known) return known
+  const hash = hashPassword(randomToken(24), cost)
+  dummyHashes.set(key, hash)
+  return hash
+}
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase()
 
@@ -100,13 +123,14 @@ export async function createConsoleUser(
   store: Store,
   clock: Clock,
   input: { tenantId: string; email: string; password: string },
+  cost: PasswordCost = PASSWORD_COST,
 ): Promise<{ userId: string; tenantId: string; email: string }> {
   const email = normaliseEmail(input.email)
   checkNewUser(email, input.password)
   if (!(await store.tenants.get(input.tenantId)))
     throw new ConsoleUserError('not_found', `tenant ${input.tenantId} not found`)
   const user = { id: `usr_${randomUUID()}`, tenantId: input.tenantId, email, createdMs: clock.now() }
-  if (!(await store.console.createUser(user, await hashPassword(input.password))))
+  if (!(await store.console.createUser(user, await hashPassword(input.password, cost))))
     throw new ConsoleUserError('conflict', `a console user with email ${email} already exists`)
   return { userId: user.id, tenantId: user.tenantId, email }
 }
@@ -210,7 +234,13 @@ export const csrfToken = (hasher: Hasher, sessionId: string) =>
   hasher.mac('console-csrf', sessionId).toString('base64url')
 
 export async function signIn(
-  deps: { store: Store; clock: Clock; hasher: Hasher; signInThrottle: SignInThrottle },
+  deps: {
+    store: Store
+    clock: Clock
+    hasher: Hasher
+    signInThrottle: SignInThrottle
+    passwordCost?: PasswordCost
+  },
   input: { email: string; password: string; ip: string },
 ): Promise<NewSession> {
   const email = normaliseEmail(input.email)
@@ -219,13 +249,19 @@ export async function signIn(
   let user: Awaited<ReturnType<Store['console']['userByEmail']>>
   try {
     user = await deps.store.console.userByEmail(email)
-    dummyHash ??= hashPassword(randomToken(24))
+    const cost = deps.passwordCost ?? PASSWORD_COST
     const ok = await verifyPassword(
       input.password.slice(0, PASSWORD_MAX),
-      user?.passwordHash ?? (await dummyHash),
+      user?.passwordHash ?? (await dummyHash(cost)),
     )
     if (!user || !ok) throw new ApiError('unauthorized', 'wrong email or password')
     await attempt.succeeded()
+    // The password is known only now: a hash of an older, lower cost is replaced by today's.
+    if (needsRehash(user.passwordHash))
+      await deps.store.console.setPasswordHash(
+        user.id,
+        await hashPassword(input.password.slice(0, PASSWORD_MAX)),
+      )
   } finally {
     attempt.end()
   }

@@ -135,7 +135,12 @@ export async function tenantUsers(ctx: TenantContext) {
 
 export async function addTenantUser(ctx: TenantContext, body: { email: string; password: string }) {
   try {
-    return await createConsoleUser(ctx.store, ctx.clock, { tenantId: ctx.tenant.id, ...body })
+    return await createConsoleUser(
+      ctx.store,
+      ctx.clock,
+      { tenantId: ctx.tenant.id, ...body },
+      ctx.passwordCost,
+    )
   } catch (err) {
     if (err instanceof ConsoleUserError) throw new ApiError(err.code, err.message)
     throw err
