@@ -30,6 +30,8 @@ const TOUCH_EVERY_MS = 60_000
 /** Failed sign-ins per minute per client address, and per email address. */
 export const SIGN_IN_FAILURES_PER_IP = 10
 export const SIGN_IN_FAILURES_PER_EMAIL = 5
+/** (email, address) pairs remembered as having signed in, per process. */
+const KNOWN_ADDRESSES_MAX = 10_000
 /** Password checks (scrypt) running at once in one process; a sign-in beyond answers 429. */
 export const MAX_PASSWORD_CHECKS = 2
 export const PASSWORD_MIN = 12
@@ -160,6 +162,8 @@ export class SignInThrottle {
   /** Email buckets with a password check in flight in this process. */
   private readonly checking = new Set<string>()
   private running = 0
+  /** Addresses that signed in successfully for an email, oldest first (a Map keeps insertion order). */
+  private readonly known = new Map<string, true>()
 
   constructor(
     private readonly limiter: Limiter,
@@ -174,24 +178,39 @@ export class SignInThrottle {
     ]
   }
 
+  /** An (email, address) pair that signed in before, keyed by an HMAC (no email or IP kept as is). */
+  private pair(ip: string, email: string): string {
+    return this.hasher.mac('console-known-address', `${email}\u0000${clientBucket(ip)}`).toString('base64url')
+  }
+
+  private remember(pair: string): void {
+    this.known.delete(pair)
+    this.known.set(pair, true)
+    if (this.known.size > KNOWN_ADDRESSES_MAX) this.known.delete(this.known.keys().next().value as string)
+  }
+
   /** Counts one attempt, or throws 429 (budget spent, a check of this email running, or too many). */
   async begin(ip: string, email: string, nowMs: number): Promise<SignInAttempt> {
-    const [byIp, byEmail] = this.buckets(ip, email)
+    const [byIp, emailBucket] = this.buckets(ip, email)
+    // An address this email signed in from before has a budget of its own: failures from elsewhere
+    // cannot lock the user out of it (unknown addresses keep sharing the email's budget).
+    const pair = this.pair(ip, email)
+    const byEmail = this.known.has(pair) ? `sign-in:known:${pair}` : emailBucket
     if (this.running >= this.maxChecks) {
       throw new ApiError('rate_limited', 'too many sign-ins are being checked at once; retry in a moment', {
         'Retry-After': '1',
       })
     }
-    if (this.checking.has(byEmail)) throw tooMany(1)
+    if (this.checking.has(emailBucket)) throw tooMany(1)
     // Both slots are taken before the first await, so concurrent attempts see them.
     this.running++
-    this.checking.add(byEmail)
+    this.checking.add(emailBucket)
     let open = true
     const end = () => {
       if (!open) return
       open = false
       this.running--
-      this.checking.delete(byEmail)
+      this.checking.delete(emailBucket)
     }
     try {
       const a = await this.limiter.hit(byIp, SIGN_IN_FAILURES_PER_IP, nowMs)
@@ -208,6 +227,7 @@ export class SignInThrottle {
     }
     return {
       succeeded: async () => {
+        this.remember(pair)
         await Promise.all([
           this.limiter.refund(byIp, SIGN_IN_FAILURES_PER_IP, nowMs),
           this.limiter.refund(byEmail, SIGN_IN_FAILURES_PER_EMAIL, nowMs),
