@@ -135,6 +135,23 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
     )
   }
 
+  /**
+   * A secret key sent to a keyless route that reads one (health): throttled and counted like any key
+   * attempt, but a wrong one only leaves the request keyless (no 401).
+   */
+  async function optionalSecretKey({ request, raw, now }: Attempt): Promise<void> {
+    if (raw === undefined) return
+    refuseThrottled(request, raw, now, 'key')
+    const auth = await authenticate(deps.store, raw)
+    if (auth && !auth.publishable) {
+      deps.throttle.succeeded(raw)
+      request.auth = auth
+    } else {
+      if (!auth) deps.throttle.forget(raw)
+      deps.throttle.failed(request.ip, now)
+    }
+  }
+
   /** A keyed or optional /v1 route called with a session cookie and no key takes the session. */
   const keyOrSession =
     (mode: 'key' | 'optional'): Handler =>
@@ -142,7 +159,10 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
       a.raw === undefined && a.cookie !== undefined ? session(a) : keyed(mode, a)
 
   const handlers: Record<Mode, Handler> = {
-    none: async ({ request, reply, now }) => enforce(reply, await keyless(request, now)),
+    none: async (a) => {
+      enforce(a.reply, await keyless(a.request, a.now))
+      if (a.raw !== undefined && a.request.routeOptions.config.readsKey) await optionalSecretKey(a)
+    },
     console: session,
     key: keyOrSession('key'),
     optional: keyOrSession('optional'),
