@@ -12,6 +12,7 @@ import { registerGuard } from './plugins/guard.js'
 import { registerJsonBody, registerNoNul } from './plugins/json-body.js'
 import { registerObservability, requestIdOf } from './plugins/observability.js'
 import { registerOpenApi } from './plugins/openapi.js'
+import { registerSecurityHeaders } from './plugins/security-headers.js'
 import { registerBeaconRoutes, registerBeaconScriptRoutes } from './routes/beacon.js'
 import { registerCheckRoutes } from './routes/checks.js'
 import { registerConfigRoutes } from './routes/config.js'
@@ -131,6 +132,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     }
   })
   registerErrorHandling(app)
+  registerSecurityHeaders(app)
   // Before the guard: its refusals are logged, counted and traced like any answer.
   registerObservability(app, { metrics: obs.metrics, tracing: obs.tracing })
   registerGuard(app, services)

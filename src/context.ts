@@ -6,7 +6,7 @@ import { ApiError } from './errors.js'
 import type { Intel } from './intel/index.js'
 import { NO_SIGNALS, type Signals } from './observability/signals.js'
 import { AuthThrottle } from './services/access/auth-throttle.js'
-import { SignInThrottle } from './services/console/console-auth.js'
+import { PASSWORD_COST, type PasswordCost, SignInThrottle } from './services/console/console-auth.js'
 import { Ja4Signatures } from './services/devices/ja4-signatures.js'
 import { AsnRates } from './services/network/network.js'
 import { TrapRecorder } from './services/network/traps.js'
@@ -57,6 +57,8 @@ export interface ServiceOptions {
   tenantLimits?: Partial<TenantLimits>
   /** Webhook delivery; default: https to public addresses only, system CAs. */
   webhooks?: DeliveryOptions
+  /** scrypt cost of new console password hashes; default PASSWORD_COST (only tests pass a lower one). */
+  passwordCost?: PasswordCost
 }
 
 /** Everything a request may use, built once per app and shared by every request. */
@@ -80,6 +82,7 @@ export interface AppServices {
   readonly throttle: AuthThrottle
   /** Failed console sign-ins per client IP and per email. */
   readonly signInThrottle: SignInThrottle
+  readonly passwordCost: PasswordCost
   /** How this node shares state with the others (health). */
   readonly cluster: ClusterStatus
   /** Refuses new work with 503 while the process is overloaded. */
@@ -124,6 +127,7 @@ export function composeServices(opts: ServiceOptions): AppServices {
     keylessRateLimit: opts.keylessRateLimit ?? envDefault('VERDICT_KEYLESS_RATE_LIMIT'),
     throttle: new AuthThrottle(opts.authFailureLimit),
     signInThrottle: new SignInThrottle(limiter, opts.hasher),
+    passwordCost: opts.passwordCost ?? PASSWORD_COST,
     cluster: opts.cluster ?? singleNode('local'),
     overload: new OverloadGuard(
       writer,

@@ -15,5 +15,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: 'key' | 'optional' | 'none' | 'publishable' | 'console'
+    /** An 'auth: none' route that still authenticates a sent secret key (never 401): health's details. */
+    readsKey?: boolean
   }
 }

@@ -134,7 +134,7 @@ describe('first start on PostgreSQL', async () => {
             .split('\n')
             .find((l) => l.includes('api_key'))!,
         ).api_key
-        const res = await fetch(`${server.url}/v1/health`)
+        const res = await fetch(`${server.url}/v1/health`, { headers: { 'x-api-key': apiKey } })
         expect(await res.json()).toMatchObject({
           status: 'ok',
           database: { engine: 'postgres', reachable: true },

@@ -108,7 +108,9 @@ describe('start-up survives damaged feed metadata', () => {
         () => (server.logs().match(/feed (metadata unreadable|reload failed)/g) ?? []).length >= 2,
       )
       expect(server.alive()).toBe(true)
-      const health = await fetch(`${server.url}/v1/health`)
+      const health = await fetch(`${server.url}/v1/health`, {
+        headers: { 'x-api-key': apiKeyOf(server.logs()) },
+      })
       expect(health.status).toBe(200)
       const sources = ((await health.json()) as { sources: { name: string; loaded: boolean }[] }).sources
       expect(sources.find((s) => s.name === 'proxy')?.loaded).toBe(true)

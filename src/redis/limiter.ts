@@ -28,15 +28,36 @@ if remaining < 0 then remaining = 0 end
 return {1, remaining, math.ceil((nxt - now) / 1000), 0}
 `
 
+// One request given back: the TAT moves back by one interval (deleted once it is not ahead of now).
+const REFUND_LUA = `
+local tat = tonumber(redis.call('GET', KEYS[1]))
+if not tat then return 0 end
+local back = tat - tonumber(ARGV[3]) / tonumber(ARGV[2])
+local now = tonumber(ARGV[1])
+if back <= now then redis.call('DEL', KEYS[1]) return 1 end
+redis.call('SET', KEYS[1], string.format('%.3f', back), 'PX', math.ceil(back - now) + 1000)
+return 1
+`
+
+/** The answer of a node whose share of a limit is 0 while Redis is away: retry once it is back. */
+const noShare = (): LimitResult => ({
+  allowed: false,
+  limit: 0,
+  remaining: 0,
+  resetSeconds: LIMIT_WINDOW_MS / 1000,
+  retryAfterSeconds: LIMIT_WINDOW_MS / 1000,
+})
+
 type GcraReply = [number, number, number, number]
 interface WithGcra {
   verdictGcra(key: string, now: number, limit: number, windowMs: number): Promise<GcraReply>
+  verdictRefund(key: string, now: number, limit: number, windowMs: number): Promise<number>
 }
 
 /**
  * Limits shared by every node through Redis. While Redis cannot answer, each node enforces its share
- * of the limit in memory (the limit divided by `nodes`, at least 1), so the service as a whole stays
- * near the budget without a dependency on Redis.
+ * of the limit in memory (the limit divided by `nodes`, rounded down), so the nodes together never
+ * allow more than the budget without a dependency on Redis; a node whose share is 0 refuses.
  */
 export class RedisLimiter implements Limiter {
   private readonly local = new RateLimiter()
@@ -47,6 +68,7 @@ export class RedisLimiter implements Limiter {
     private readonly signals: Signals = NO_SIGNALS,
   ) {
     redis.client.defineCommand('verdictGcra', { numberOfKeys: 1, lua: GCRA_LUA })
+    redis.client.defineCommand('verdictRefund', { numberOfKeys: 1, lua: REFUND_LUA })
   }
 
   async hit(bucket: string, limit: number, nowMs: number): Promise<LimitResult> {
@@ -65,7 +87,8 @@ export class RedisLimiter implements Limiter {
       }
     }
     this.signals.limiterFallback()
-    return this.local.hit(bucket, this.share(limit), nowMs)
+    const share = this.share(limit)
+    return share === 0 ? noShare() : this.local.hit(bucket, share, nowMs)
   }
 
   /** A plain GET: a peek changes nothing, so it needs no script to be atomic. */
@@ -78,11 +101,27 @@ export class RedisLimiter implements Limiter {
         // As in hit(): this node's share decides while Redis does not answer.
       }
     }
-    return this.local.peek(bucket, this.share(limit), nowMs)
+    const share = this.share(limit)
+    return share === 0 ? noShare() : this.local.peek(bucket, share, nowMs)
+  }
+
+  async refund(bucket: string, limit: number, nowMs: number): Promise<void> {
+    if (this.redis.ready) {
+      try {
+        const client = this.redis.client as unknown as WithGcra
+        await client.verdictRefund(this.redis.key('rl', bucket), nowMs, limit, LIMIT_WINDOW_MS)
+        return
+      } catch {
+        // As in hit(): the local share was counted, so it is the one given back.
+      }
+    }
+    const share = this.share(limit)
+    if (share > 0) this.local.refund(bucket, share, nowMs)
   }
 
   /** This node's part of a limit while Redis is away. */
   private share(limit: number): number {
-    return Math.max(1, Math.floor(limit / this.nodes))
+    // Rounded up to 1, six nodes would allow six sign-in guesses of a five-per-email limit.
+    return Math.floor(limit / this.nodes)
   }
 }

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { BEACON_KEY_HEADER } from '../beacon/contract.js'
 import { tenantContext } from '../context.js'
 import { ApiError } from '../errors.js'
-import { registerPlainTextJson } from '../plugins/json-body.js'
+import { BEACON_BODY_LIMIT, registerPlainTextJson, smallBodyLimit } from '../plugins/json-body.js'
 import { BeaconRequest, BeaconResponse } from '../schemas/beacon.js'
 import { errors } from '../schemas/common.js'
 import { recordBeacon } from '../services/devices/beacon.js'
@@ -50,6 +50,7 @@ export function registerBeaconRoutes(app: App): void {
       '/v1/beacon',
       {
         config: { auth: 'publishable' },
+        bodyLimit: smallBodyLimit(app, BEACON_BODY_LIMIT),
         // Outside the OpenAPI document: only the browser library calls it (docs/beacon.md).
         schema: {
           hide: true,

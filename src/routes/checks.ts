@@ -1,4 +1,5 @@
 import { requestContext, tenantContext } from '../context.js'
+import { CHECK_BODY_LIMIT, smallBodyLimit } from '../plugins/json-body.js'
 import {
   CombinedBody,
   CombinedResponse,
@@ -109,6 +110,7 @@ export function registerCheckRoutes(app: App): void {
     '/v1/check',
     {
       config: { auth: 'optional' },
+      bodyLimit: smallBodyLimit(app, CHECK_BODY_LIMIT),
       schema: {
         summary: 'Judge an email and/or an IP; works without a key (limited per client IP, not recorded)',
         description:

@@ -1,5 +1,6 @@
 import { tenantContext } from '../context.js'
 import { ApiError } from '../errors.js'
+import { SIGN_IN_BODY_LIMIT, smallBodyLimit } from '../plugins/json-body.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import {
   Defaults,
@@ -59,6 +60,7 @@ export function registerConsoleRoutes(app: App): void {
     '/console/api/sign-in',
     {
       config: { auth: 'none' },
+      bodyLimit: smallBodyLimit(app, SIGN_IN_BODY_LIMIT),
       schema: {
         summary: 'Sign in to the console: sets the session cookie',
         tags,

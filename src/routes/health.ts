@@ -8,7 +8,8 @@ export function registerHealthRoutes(app: App): void {
   app.get(
     '/v1/health',
     {
-      config: { auth: 'none' },
+      // Keyless like every health probe; a sent key is checked (throttled) only to unlock the details.
+      config: { auth: 'none', readsKey: true },
       schema: {
         summary: 'Service health, database reachability and reference-data freshness',
         tags: ['service'],
@@ -17,6 +18,6 @@ export function registerHealthRoutes(app: App): void {
         response: { 200: Health, ...errors(400, 429) },
       },
     },
-    async (request) => healthReport(requestContext(request)),
+    async (request) => healthReport(requestContext(request), request.auth !== null),
   )
 }

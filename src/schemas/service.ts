@@ -18,26 +18,36 @@ export const Health = Type.Object(
     status: Type.String({
       description: '`ok`, or `degraded` when the database or a configured Redis is unreachable',
     }),
-    version: Type.String(),
-    time: Type.Integer({ description: 'server clock, ms' }),
-    database: Type.Object({ engine: Type.String(), reachable: Type.Boolean() }),
-    ai: AiStatus,
-    cluster: Type.Object({
-      node: Type.String({ description: 'random id of this process' }),
-      limits: Type.String({ description: '`cluster` (shared through Redis) or `node` (this process alone)' }),
-      redis: Type.String({ description: '`ok`, `unreachable` or `not_configured`' }),
-      problem: Nullable(Type.String()),
-      jobs: Type.Array(Type.String(), { description: 'background jobs whose lease this node holds' }),
-    }),
-    sources: Type.Array(
+    reason: Type.Optional(
+      Type.String({ description: 'when degraded: `database_unreachable` or `redis_unreachable`' }),
+    ),
+    // The rest only for a caller with a key (docs/security.md, Hardening II).
+    version: Type.Optional(Type.String()),
+    time: Type.Optional(Type.Integer({ description: 'server clock, ms' })),
+    database: Type.Optional(Type.Object({ engine: Type.String(), reachable: Type.Boolean() })),
+    ai: Type.Optional(AiStatus),
+    cluster: Type.Optional(
       Type.Object({
-        name: Type.String(),
-        kind: Type.String(),
-        loaded: Type.Boolean(),
-        entries: Nullable(Type.Integer()),
-        dataDate: Nullable(Type.String()),
-        attribution: Nullable(Type.String()),
+        node: Type.String({ description: 'random id of this process' }),
+        limits: Type.String({
+          description: '`cluster` (shared through Redis) or `node` (this process alone)',
+        }),
+        redis: Type.String({ description: '`ok`, `unreachable` or `not_configured`' }),
+        problem: Nullable(Type.String()),
+        jobs: Type.Array(Type.String(), { description: 'background jobs whose lease this node holds' }),
       }),
+    ),
+    sources: Type.Optional(
+      Type.Array(
+        Type.Object({
+          name: Type.String(),
+          kind: Type.String(),
+          loaded: Type.Boolean(),
+          entries: Nullable(Type.Integer()),
+          dataDate: Nullable(Type.String()),
+          attribution: Nullable(Type.String()),
+        }),
+      ),
     ),
   },
   { additionalProperties: true },

@@ -192,7 +192,7 @@ describe('POST /v1/check/ip', () => {
     expect(body.ip.is_tor).toBe(false)
     expect(body.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^tor_feed_not_loaded/)]))
     expect(body.warnings).toHaveLength(4)
-    const health = (await h.app.inject({ url: '/v1/health' })).json()
+    const health = (await h.app.inject({ url: '/v1/health', headers: t.headers })).json()
     expect(health.sources.find((s: { name: string }) => s.name === 'tor').loaded).toBe(false)
   })
 

@@ -75,7 +75,7 @@ describe.each(['openai', 'anthropic'] as const)(
         device_id: 'fp-other-person',
       })
       expect(fake.requests).toHaveLength(1)
-      const health = (await h.app.inject({ url: '/v1/health' })).json()
+      const health = (await h.app.inject({ url: '/v1/health', headers: t.headers })).json()
       expect(health.ai).toMatchObject({ configured: true, provider: protocol })
       expect(JSON.stringify(health)).not.toContain(fake.apiKey)
     })
@@ -132,7 +132,7 @@ describe('without a provider key', () => {
     ).json()
     expect(body.reason_text).toMatch(/^Flagged for review with a risk score of 45\./)
     expect(body.warnings).toBeUndefined()
-    expect((await h.app.inject({ url: '/v1/health' })).json().ai).toMatchObject({
+    expect((await h.app.inject({ url: '/v1/health', headers: t.headers })).json().ai).toMatchObject({
       configured: false,
       provider: null,
     })

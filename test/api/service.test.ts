@@ -7,9 +7,13 @@ afterEach(async () => {
 })
 
 describe('service routes', () => {
-  it('GET /v1/health answers without a key with status, version and database reachability', async () => {
+  it('GET /v1/health answers without a key with its status only; with a key, version, database and sources', async () => {
     h = await build({ version: '9.9.9' })
-    const res = await h.app.inject({ url: '/v1/health' })
+    const keyless = await h.app.inject({ url: '/v1/health' })
+    expect(keyless.statusCode).toBe(200)
+    expect(keyless.json()).toEqual({ status: 'ok' })
+    const t = await h.tenant()
+    const res = await h.app.inject({ url: '/v1/health', headers: t.headers })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({
       status: 'ok',

@@ -62,7 +62,7 @@ describe('VPN operators own networks, with no feeds loaded', () => {
   })
 
   it('GET /v1/health lists the table as a source', async () => {
-    const health = (await h.app.inject({ url: '/v1/health' })).json()
+    const health = (await h.app.inject({ url: '/v1/health', headers: t.headers })).json()
     expect(health.sources.find((s: { name: string }) => s.name === 'vpn-operators')).toMatchObject({
       kind: 'curated',
       loaded: true,

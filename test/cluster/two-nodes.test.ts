@@ -45,7 +45,10 @@ const post = async (n: Node, path: string, key: string, body: unknown) => {
   })
   return { status: res.status, body: (await res.json()) as Record<string, unknown> }
 }
-const health = async (n: Node) => (await (await get(n, '/v1/health')).json()) as Record<string, unknown>
+/** Health's details need a key (without one it says only its status and a reason code). */
+let healthKey: string | undefined
+const health = async (n: Node) =>
+  (await (await get(n, '/v1/health', healthKey)).json()) as Record<string, unknown>
 /** `cond` comes true within `ms` (polled every 25 ms). */
 const within = async (ms: number, cond: () => Promise<boolean>) =>
   expect(await eventually(cond, ms, 25)).toBe(true)
@@ -68,6 +71,7 @@ describe.skipIf(!ready)('two verdict nodes on one PostgreSQL and one Redis', () 
       LOG_LEVEL: 'info',
     }
     ;[a, b] = await Promise.all([start(), start()])
+    healthKey = cli('tenants', 'create', '--name', 'health-reader')['apiKey']
   }, 90_000)
 
   afterAll(async () => {
@@ -269,7 +273,7 @@ describe.skipIf(!ready)('two verdict nodes on one PostgreSQL and one Redis', () 
   it('the background jobs run on one node; killing it hands them to the other within the lease', async () => {
     // An answer without the cluster block (a node busy starting or stopping) counts as "not yet".
     const cluster = async (n: Node) => {
-      const res = await get(n, '/v1/health')
+      const res = await get(n, '/v1/health', healthKey)
       const body = (await res.json()) as { cluster?: { jobs: string[] } }
       return { jobs: res.status === 200 && body.cluster ? body.cluster.jobs : [] }
     }

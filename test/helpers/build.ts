@@ -17,6 +17,12 @@ import { createDatabase } from './pg.js'
 
 export type Engine = 'sqlite' | 'postgres'
 
+/**
+ * The scrypt cost of console passwords in the harness: real scrypt at 2^12 instead of 2^17, so the
+ * many sign-ins of the tests take milliseconds (test/security/password-hash.test.ts uses the real one).
+ */
+export const TEST_PASSWORD_COST = { N: 4096, r: 8, p: 1 }
+
 /** The harness's server secret (at least 32 bytes, as VERDICT_SECRET must be); CLI tests pass it on. */
 export const TEST_SECRET = 'test-secret-for-hashes-0123456789abcdef'
 
@@ -99,7 +105,15 @@ export async function build(
   const hasher = new Hasher(TEST_SECRET)
   const intel = appOptions.intel ?? (await testIntel()).intel
   const asnRates = appOptions.asnRates ?? new AsnRates()
-  const app = await buildApp({ store, clock, hasher, ...appOptions, intel, asnRates })
+  const app = await buildApp({
+    store,
+    clock,
+    hasher,
+    passwordCost: TEST_PASSWORD_COST,
+    ...appOptions,
+    intel,
+    asnRates,
+  })
   const jobs = new Scheduler(
     backgroundJobs({
       feedsReloadMs: envDefault('VERDICT_FEEDS_RELOAD_MS'),

@@ -23,11 +23,16 @@ export async function consoleSession(
   email?: string,
 ): Promise<ConsoleSession> {
   const address = email ?? `analyst-${++n}-${tenant.tenantId.slice(0, 8)}@example.com`
-  const user = await createConsoleUser(h.store, h.clock, {
-    tenantId: tenant.tenantId,
-    email: address,
-    password: CONSOLE_PASSWORD,
-  })
+  const user = await createConsoleUser(
+    h.store,
+    h.clock,
+    {
+      tenantId: tenant.tenantId,
+      email: address,
+      password: CONSOLE_PASSWORD,
+    },
+    h.services.passwordCost,
+  )
   return signInAs(h, user.email, user.userId)
 }
 

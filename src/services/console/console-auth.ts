@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
+import { randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto'
 import { ApiError } from '../../errors.js'
 import type { Tenant } from '../../store/access/tenants.js'
 import type { Store } from '../../store/index.js'
@@ -15,6 +15,11 @@ import { clientBucket, type Limiter } from '../runtime/rate-limiter.js'
  */
 
 export const SESSION_COOKIE = 'verdict_session'
+/**
+ * The cookie's name over TLS: a `__Host-` cookie must be Secure, Path=/ and without Domain, so no
+ * sibling subdomain can set or shadow it (a planted plain-named cookie is not read over TLS).
+ */
+export const sessionCookieName = (secure: boolean) => (secure ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE)
 export const CSRF_HEADER = 'x-csrf-token'
 /** A session not used for this long is over. */
 export const SESSION_IDLE_MS = 30 * 60_000
@@ -25,11 +30,26 @@ const TOUCH_EVERY_MS = 60_000
 /** Failed sign-ins per minute per client address, and per email address. */
 export const SIGN_IN_FAILURES_PER_IP = 10
 export const SIGN_IN_FAILURES_PER_EMAIL = 5
+/** (email, address) pairs remembered as having signed in, per process. */
+const KNOWN_ADDRESSES_MAX = 10_000
+/** Password checks (scrypt) running at once in one process; a sign-in beyond answers 429. */
+export const MAX_PASSWORD_CHECKS = 2
 export const PASSWORD_MIN = 12
 const PASSWORD_MAX = 1024
 
-// N = 2^15, r = 8: about 32 MiB and tens of milliseconds per hash, the OWASP floor for scrypt.
-const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } satisfies ScryptOptions
+/** scrypt's cost parameters; stored in every hash, so the cost can rise without breaking old hashes. */
+export interface PasswordCost {
+  N: number
+  r: number
+  p: number
+}
+
+// N = 2^17, r = 8, p = 1: the OWASP minimum for scrypt, 128 MiB and a few hundred milliseconds per
+// hash (MAX_PASSWORD_CHECKS bounds how many run at once). Only the test harness passes a lower cost,
+// as Django's test settings do, so hundreds of sign-ins do not cost minutes.
+export const PASSWORD_COST: PasswordCost = { N: 131072, r: 8, p: 1 }
+/** Room above the 128 MiB block of N = 2^17, r = 8. */
+const MAXMEM = 192 * 1024 * 1024
 const KEY_LEN = 32
 
 /** An error the CLI prints as it is and HTTP answers with `code`. */
@@ -48,19 +68,23 @@ function scryptAsync(
   o: { N: number; r: number; p: number },
 ): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password, salt, KEY_LEN, { ...o, maxmem: SCRYPT.maxmem }, (err, key) =>
+    scrypt(password, salt, KEY_LEN, { ...o, maxmem: MAXMEM }, (err, key) =>
       err ? reject(err) : resolve(key),
     ),
   )
 }
 
 /** `scrypt$N$r$p$salt$key` (base64url), so the cost can rise later without breaking stored hashes. */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: PasswordCost = PASSWORD_COST): Promise<string> {
   const salt = randomBytes(16)
-  const key = await scryptAsync(password, salt, SCRYPT)
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join(
-    '$',
-  )
+  const key = await scryptAsync(password, salt, cost)
+  return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join('$')
+}
+
+/** Whether a stored hash was made with other parameters than today's (rehashed on the next sign-in). */
+export function needsRehash(stored: string, cost: PasswordCost = PASSWORD_COST): boolean {
+  const [kind, n, r, p] = stored.split('$')
+  return kind !== 'scrypt' || Number(n) !== cost.N || Number(r) !== cost.r || Number(p) !== cost.p
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -76,7 +100,15 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /** Compared on every sign-in of an unknown email, so timing does not tell which emails exist. */
-let dummyHash: Promise<string> | undefined
+const dummyHashes = new Map<number, Promise<string>>()
+function dummyHash(cost: PasswordCost): Promise<string> {
+  const key = cost.N * 1e4 + cost.r * 100 + cost.p
+  const known = dummyHashes.get(key)
+  if (known) return known
+  const hash = hashPassword(randomToken(24), cost)
+  dummyHashes.set(key, hash)
+  return hash
+}
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase()
 
@@ -93,26 +125,50 @@ export async function createConsoleUser(
   store: Store,
   clock: Clock,
   input: { tenantId: string; email: string; password: string },
+  cost: PasswordCost = PASSWORD_COST,
 ): Promise<{ userId: string; tenantId: string; email: string }> {
   const email = normaliseEmail(input.email)
   checkNewUser(email, input.password)
   if (!(await store.tenants.get(input.tenantId)))
     throw new ConsoleUserError('not_found', `tenant ${input.tenantId} not found`)
   const user = { id: `usr_${randomUUID()}`, tenantId: input.tenantId, email, createdMs: clock.now() }
-  if (!(await store.console.createUser(user, await hashPassword(input.password))))
+  if (!(await store.console.createUser(user, await hashPassword(input.password, cost))))
     throw new ConsoleUserError('conflict', `a console user with email ${email} already exists`)
   return { userId: user.id, tenantId: user.tenantId, email }
 }
 
+const tooMany = (retryAfterSeconds: number) =>
+  new ApiError('rate_limited', 'too many failed sign-in attempts; retry later', {
+    'Retry-After': String(Math.max(1, retryAfterSeconds)),
+  })
+
+/** One sign-in attempt, counted before its password check. */
+export interface SignInAttempt {
+  /** The password was right: the attempt is given back, so only failures use up the budget. */
+  succeeded(): Promise<void>
+  /** The check is over (always called): frees the email's and the process's check slot. */
+  end(): void
+}
+
 /**
- * Failed sign-ins per client address and per email, in the service's limiter: with Redis they are
+ * Sign-in attempts per client address and per email, in the service's limiter: with Redis they are
  * counted across every node, so more nodes do not mean more password guesses. The email is keyed by an
- * HMAC, never written as it is.
+ * HMAC, never written as it is. An attempt is counted atomically before its password is checked and
+ * given back when it succeeds, so attempts sent at once cannot all pass a check-then-count gap. In one
+ * process, one check per email runs at a time and at most MAX_PASSWORD_CHECKS at all (429 beyond):
+ * scrypt costs tens of MiB and milliseconds each, and sign-in is reachable without a credential.
  */
 export class SignInThrottle {
+  /** Email buckets with a password check in flight in this process. */
+  private readonly checking = new Set<string>()
+  private running = 0
+  /** Addresses that signed in successfully for an email, oldest first (a Map keeps insertion order). */
+  private readonly known = new Map<string, true>()
+
   constructor(
     private readonly limiter: Limiter,
     private readonly hasher: Hasher,
+    private readonly maxChecks = MAX_PASSWORD_CHECKS,
   ) {}
 
   private buckets(ip: string, email: string): [string, string] {
@@ -122,22 +178,63 @@ export class SignInThrottle {
     ]
   }
 
-  async refuse(ip: string, email: string, nowMs: number): Promise<number | null> {
-    const [byIp, byEmail] = this.buckets(ip, email)
-    const [a, b] = await Promise.all([
-      this.limiter.peek(byIp, SIGN_IN_FAILURES_PER_IP, nowMs),
-      this.limiter.peek(byEmail, SIGN_IN_FAILURES_PER_EMAIL, nowMs),
-    ])
-    if (a.allowed && b.allowed) return null
-    return Math.max(a.retryAfterSeconds, b.retryAfterSeconds, 1)
+  /** An (email, address) pair that signed in before, keyed by an HMAC (no email or IP kept as is). */
+  private pair(ip: string, email: string): string {
+    return this.hasher.mac('console-known-address', `${email}\u0000${clientBucket(ip)}`).toString('base64url')
   }
 
-  async failed(ip: string, email: string, nowMs: number): Promise<void> {
-    const [byIp, byEmail] = this.buckets(ip, email)
-    await Promise.all([
-      this.limiter.hit(byIp, SIGN_IN_FAILURES_PER_IP, nowMs),
-      this.limiter.hit(byEmail, SIGN_IN_FAILURES_PER_EMAIL, nowMs),
-    ])
+  private remember(pair: string): void {
+    this.known.delete(pair)
+    this.known.set(pair, true)
+    if (this.known.size > KNOWN_ADDRESSES_MAX) this.known.delete(this.known.keys().next().value as string)
+  }
+
+  /** Counts one attempt, or throws 429 (budget spent, a check of this email running, or too many). */
+  async begin(ip: string, email: string, nowMs: number): Promise<SignInAttempt> {
+    const [byIp, emailBucket] = this.buckets(ip, email)
+    // An address this email signed in from before has a budget of its own: failures from elsewhere
+    // cannot lock the user out of it (unknown addresses keep sharing the email's budget).
+    const pair = this.pair(ip, email)
+    const byEmail = this.known.has(pair) ? `sign-in:known:${pair}` : emailBucket
+    if (this.running >= this.maxChecks) {
+      throw new ApiError('rate_limited', 'too many sign-ins are being checked at once; retry in a moment', {
+        'Retry-After': '1',
+      })
+    }
+    if (this.checking.has(emailBucket)) throw tooMany(1)
+    // Both slots are taken before the first await, so concurrent attempts see them.
+    this.running++
+    this.checking.add(emailBucket)
+    let open = true
+    const end = () => {
+      if (!open) return
+      open = false
+      this.running--
+      this.checking.delete(emailBucket)
+    }
+    try {
+      const a = await this.limiter.hit(byIp, SIGN_IN_FAILURES_PER_IP, nowMs)
+      if (!a.allowed) throw tooMany(a.retryAfterSeconds)
+      const b = await this.limiter.hit(byEmail, SIGN_IN_FAILURES_PER_EMAIL, nowMs)
+      if (!b.allowed) {
+        // No password is checked: the address's attempt is not spent either.
+        await this.limiter.refund(byIp, SIGN_IN_FAILURES_PER_IP, nowMs)
+        throw tooMany(b.retryAfterSeconds)
+      }
+    } catch (err) {
+      end()
+      throw err
+    }
+    return {
+      succeeded: async () => {
+        this.remember(pair)
+        await Promise.all([
+          this.limiter.refund(byIp, SIGN_IN_FAILURES_PER_IP, nowMs),
+          this.limiter.refund(byEmail, SIGN_IN_FAILURES_PER_EMAIL, nowMs),
+        ])
+      },
+      end,
+    }
   }
 }
 
@@ -157,26 +254,36 @@ export const csrfToken = (hasher: Hasher, sessionId: string) =>
   hasher.mac('console-csrf', sessionId).toString('base64url')
 
 export async function signIn(
-  deps: { store: Store; clock: Clock; hasher: Hasher; signInThrottle: SignInThrottle },
+  deps: {
+    store: Store
+    clock: Clock
+    hasher: Hasher
+    signInThrottle: SignInThrottle
+    passwordCost?: PasswordCost
+  },
   input: { email: string; password: string; ip: string },
 ): Promise<NewSession> {
   const email = normaliseEmail(input.email)
   const now = deps.clock.now()
-  const retry = await deps.signInThrottle.refuse(input.ip, email, now)
-  if (retry !== null) {
-    throw new ApiError('rate_limited', 'too many failed sign-in attempts; retry later', {
-      'Retry-After': String(retry),
-    })
-  }
-  const user = await deps.store.console.userByEmail(email)
-  dummyHash ??= hashPassword(randomToken(24))
-  const ok = await verifyPassword(
-    input.password.slice(0, PASSWORD_MAX),
-    user?.passwordHash ?? (await dummyHash),
-  )
-  if (!user || !ok) {
-    await deps.signInThrottle.failed(input.ip, email, now)
-    throw new ApiError('unauthorized', 'wrong email or password')
+  const attempt = await deps.signInThrottle.begin(input.ip, email, now)
+  let user: Awaited<ReturnType<Store['console']['userByEmail']>>
+  try {
+    user = await deps.store.console.userByEmail(email)
+    const cost = deps.passwordCost ?? PASSWORD_COST
+    const ok = await verifyPassword(
+      input.password.slice(0, PASSWORD_MAX),
+      user?.passwordHash ?? (await dummyHash(cost)),
+    )
+    if (!user || !ok) throw new ApiError('unauthorized', 'wrong email or password')
+    await attempt.succeeded()
+    // The password is known only now: a hash of an older, lower cost is replaced by today's.
+    if (needsRehash(user.passwordHash))
+      await deps.store.console.setPasswordHash(
+        user.id,
+        await hashPassword(input.password.slice(0, PASSWORD_MAX)),
+      )
+  } finally {
+    attempt.end()
   }
   // Old sessions go here rather than in a job: sign-ins are rare, and each removes what expired.
   await deps.store.console.expireSessions(now - SESSION_IDLE_MS, now - SESSION_MAX_MS)
@@ -209,12 +316,13 @@ export interface ConsoleAuth extends AuthContext {
   }
 }
 
-/** The raw value of the session cookie in a Cookie header, if any. */
-export function sessionCookie(header: string | undefined): string | undefined {
+/** The raw value of the session cookie in a Cookie header, if any (its `__Host-` name over TLS). */
+export function sessionCookie(header: string | undefined, secure: boolean): string | undefined {
   if (!header) return undefined
+  const name = sessionCookieName(secure)
   for (const part of header.split(';')) {
     const i = part.indexOf('=')
-    if (i > 0 && part.slice(0, i).trim() === SESSION_COOKIE) {
+    if (i > 0 && part.slice(0, i).trim() === name) {
       const v = part.slice(i + 1).trim()
       return v === '' ? undefined : v
     }
@@ -271,8 +379,9 @@ export async function signOut(store: Store, auth: ConsoleAuth): Promise<void> {
 /** The Set-Cookie value for a new session, or (without `sessionId`) the one that clears it. */
 export function sessionSetCookie(sessionId: string | null, secure: boolean): string {
   const attrs = ['Path=/', 'HttpOnly', 'SameSite=Strict', ...(secure ? ['Secure'] : [])]
-  if (sessionId === null) return [`${SESSION_COOKIE}=`, 'Max-Age=0', ...attrs].join('; ')
-  return [`${SESSION_COOKIE}=${sessionId}`, `Max-Age=${SESSION_MAX_MS / 1000}`, ...attrs].join('; ')
+  const name = sessionCookieName(secure)
+  if (sessionId === null) return [`${name}=`, 'Max-Age=0', ...attrs].join('; ')
+  return [`${name}=${sessionId}`, `Max-Age=${SESSION_MAX_MS / 1000}`, ...attrs].join('; ')
 }
 
 export const isConsoleAuth = (auth: AuthContext | null): auth is ConsoleAuth =>

@@ -143,8 +143,17 @@ export async function addTenantUser(ctx: TenantContext, body: { email: string; p
   if ((await ctx.store.console.listUsers(ctx.tenant.id)).length >= max)
     throw new ApiError('conflict', `a tenant has at most ${max} console users: remove one first`)
   try {
-    return await createConsoleUser(ctx.store, ctx.clock, { tenantId: ctx.tenant.id, ...body })
+    return await createConsoleUser(
+      ctx.store,
+      ctx.clock,
+      { tenantId: ctx.tenant.id, ...body },
+      ctx.passwordCost,
+    )
   } catch (err) {
+    // Emails are unique across the deployment (sign-in takes an email alone): the answer to a taken one
+    // is the same whichever tenant holds it, and names neither the email nor the tenant.
+    if (err instanceof ConsoleUserError && err.code === 'conflict')
+      throw new ApiError('conflict', 'this email cannot be used for a new console user')
     if (err instanceof ConsoleUserError) throw new ApiError(err.code, err.message)
     throw err
   }

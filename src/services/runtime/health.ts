@@ -1,11 +1,26 @@
 import type { RequestContext } from '../../context.js'
 
-/** Liveness for probes and operators: answers even when the database does not (then `degraded`). */
-export async function healthReport(ctx: RequestContext) {
+/** Why health is degraded, the one thing a caller without a key is told. */
+export type HealthReason = 'database_unreachable' | 'redis_unreachable'
+
+/**
+ * Liveness for probes and operators: answers even when the database does not (then `degraded`).
+ * Without a key the answer is the status and, when degraded, a reason code only: the details (Redis's
+ * address in `problem`, version, sources, AI provider) are for a caller with a key.
+ */
+export async function healthReport(ctx: RequestContext, detailed: boolean) {
   const reachable = await ctx.store.db.ping().catch(() => false)
   const cluster = ctx.cluster()
+  const reason: HealthReason | undefined = !reachable
+    ? 'database_unreachable'
+    : cluster.problem
+      ? 'redis_unreachable'
+      : undefined
+  const status = reason ? 'degraded' : 'ok'
+  const short = reason ? { status, reason } : { status }
+  if (!detailed) return short
   return {
-    status: reachable && !cluster.problem ? 'ok' : 'degraded',
+    ...short,
     version: ctx.version,
     time: ctx.clock.now(),
     database: { engine: ctx.store.db.dialect, reachable },

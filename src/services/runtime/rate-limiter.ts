@@ -21,6 +21,8 @@ export interface Limiter {
   hit(bucket: string, limit: number, nowMs: number): LimitResult | Promise<LimitResult>
   /** Whether one more hit would be allowed, counting nothing (throttles that count failures only). */
   peek(bucket: string, limit: number, nowMs: number): LimitResult | Promise<LimitResult>
+  /** Gives one counted request back (a sign-in attempt counted before its check, which succeeded). */
+  refund(bucket: string, limit: number, nowMs: number): void | Promise<void>
 }
 
 /**
@@ -83,6 +85,14 @@ export class RateLimiter implements Limiter {
   /** Whether one more hit would still be allowed, without counting anything. */
   peek(bucket: string, limit: number, nowMs: number): LimitResult {
     return gcra(this.tats.get(bucket), limit, nowMs).result
+  }
+
+  refund(bucket: string, limit: number, nowMs: number): void {
+    const tat = this.tats.get(bucket)
+    if (tat === undefined) return
+    const back = tat - LIMIT_WINDOW_MS / limit
+    if (back <= nowMs) this.tats.delete(bucket)
+    else this.tats.set(bucket, back)
   }
 
   private sweep(nowMs: number): void {

@@ -80,6 +80,11 @@ export class ConsoleStore {
     return r ? toUser(r) : undefined
   }
 
+  /** A new hash of the same password (a higher cost, on sign-in). */
+  async setPasswordHash(userId: string, passwordHash: string): Promise<void> {
+    await this.db.run('UPDATE console_users SET password_hash = ? WHERE id = ?', [passwordHash, userId])
+  }
+
   /** Every user, or one tenant's; never the password hashes. */
   async listUsers(tenantId?: string): Promise<ConsoleUser[]> {
     const rows = await this.db.all<UserRow>(
