@@ -60,6 +60,11 @@ export const EnvSchema = Type.Object({
       description: 'keys the personal-data hashes and signs device tokens; at least 32 bytes',
     }),
   ),
+  VERDICT_FIRST_KEY_FILE: Type.Boolean({
+    default: false,
+    defaultText: 'off',
+    description: 'also write the first-start API key to verdict.first-key beside the SQLite database (0600)',
+  }),
   TRUST_PROXY: Type.Optional(
     Type.String({ defaultText: 'off', description: 'true (one hop), a hop count, or proxy addresses/CIDRs' }),
   ),

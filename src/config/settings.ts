@@ -1,5 +1,5 @@
 import { isIP } from 'node:net'
-import { resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { type AiConfig, resolveAiConfig } from '../ai/config.js'
 import { FEED_NAMES, type FeedUrls, feedUrlEnvVar } from '../intel/feeds/catalog.js'
 import { parseDatabaseUrl, type StorageTarget } from '../store/index.js'
@@ -20,6 +20,8 @@ export interface Settings {
   storage: StorageTarget
   /** At least MIN_SECRET_BYTES when set. */
   secret: string | undefined
+  /** Where the first start also writes the default tenant's key (opt-in, SQLite only); else undefined. */
+  firstKeyFile: string | undefined
   logLevel: string
   bodyLimitBytes: number
   /** Requests per minute per client IP on routes callable without a key. */
@@ -123,6 +125,16 @@ export function parseTls(
   return { certFile: resolve(certFile), keyFile: resolve(keyFile) }
 }
 
+/** The opt-in first-key file lives beside the SQLite database; PostgreSQL has no such place. */
+export function parseFirstKeyFile(enabled: boolean, storage: StorageTarget): string | undefined {
+  if (!enabled) return undefined
+  if (storage.kind !== 'sqlite' || storage.file === ':memory:')
+    throw new Error(
+      'VERDICT_FIRST_KEY_FILE needs a SQLite database file (the key file goes beside it); otherwise the first key is shown on stderr only',
+    )
+  return join(dirname(resolve(storage.file)), 'verdict.first-key')
+}
+
 /** A JA4 header can only be believed from a proxy; without TRUST_PROXY it would never be read. */
 export function parseJa4Header(
   header: string | undefined,
@@ -153,6 +165,8 @@ export function loadSettings(env: Env = process.env): Settings {
   const secret = checked(() => parseSecret(v.VERDICT_SECRET))
   const tls = checked(() => parseTls(v.TLS_CERT_FILE, v.TLS_KEY_FILE, v.HOST))
   const ja4Header = checked(() => parseJa4Header(v.VERDICT_JA4_HEADER, trustProxy))
+  const storage = parseDatabaseUrl(v.DATABASE_URL)
+  const firstKeyFile = checked(() => parseFirstKeyFile(v.VERDICT_FIRST_KEY_FILE, storage))
   if (problems.length > 0 || trustProxy === undefined) throw new Error(problems.join('; '))
   const urls = {} as FeedUrls
   for (const name of FEED_NAMES)
@@ -161,8 +175,9 @@ export function loadSettings(env: Env = process.env): Settings {
     host: v.HOST,
     port: v.PORT,
     trustProxy,
-    storage: parseDatabaseUrl(v.DATABASE_URL),
+    storage,
     secret,
+    firstKeyFile,
     logLevel: v.LOG_LEVEL,
     bodyLimitBytes: v.VERDICT_BODY_LIMIT_BYTES,
     keylessRateLimit: v.VERDICT_KEYLESS_RATE_LIMIT,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LoopbackDns } from '../helpers/dns-server.js'
-import { startServer } from '../helpers/processes.js'
+import { firstStartKey, startServer } from '../helpers/processes.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'verdict-shutdown-'))
 // Mail domains whose DNS never answers: a score of one stays in flight until the DNS deadline.
@@ -15,8 +15,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const apiKeyOf = (logs: string): string =>
-  JSON.parse(logs.split('\n').find((l) => l.includes('api_key'))!).api_key
+const apiKeyOf = (logs: string): string => firstStartKey(logs)!
 
 describe('SIGTERM with scores in flight', () => {
   it('every score in flight completes and is durable; new connections are refused; exit 0', async () => {
