@@ -29,6 +29,22 @@ export const Health = Type.Object(
       problem: Nullable(Type.String()),
       jobs: Type.Array(Type.String(), { description: 'background jobs whose lease this node holds' }),
     }),
+    checks: Type.Object(
+      {
+        feeds: Type.Object({
+          status: Type.Union([Type.Literal('ok'), Type.Literal('missing')], {
+            description:
+              '`missing` when a feed has no data: its signal is unknown (a `*_feed_not_loaded` warning)',
+          }),
+          missing: Type.Array(Type.String(), { description: 'feeds without data' }),
+          fix: Nullable(Type.String({ description: 'how to load them' })),
+        }),
+      },
+      {
+        additionalProperties: true,
+        description: 'what works only in part; none of it makes the status degraded',
+      },
+    ),
     sources: Type.Array(
       Type.Object({
         name: Type.String(),
