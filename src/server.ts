@@ -33,6 +33,7 @@ async function main(): Promise<void> {
       mx: {
         now: () => clock.now(),
         timeoutMs: settings.email.dnsTimeoutMs,
+        canary: settings.email.dnsCanary,
         ...(settings.email.dnsServers ? { servers: settings.email.dnsServers } : {}),
       },
       catchAll: { enabled: settings.email.smtpProbe },

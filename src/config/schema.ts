@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { DEFAULT_BASE_URLS, DEFAULT_CACHE_SIZE, DEFAULT_DEADLINE_MS } from '../ai/config.js'
-import { DEFAULT_MX_TIMEOUT_MS } from '../intel/email/mx.js'
+import { DEFAULT_DNS_CANARY, DEFAULT_MX_TIMEOUT_MS } from '../intel/email/mx.js'
 import { DEFAULT_FEED_MAX_BYTES, FEEDS, type FeedName } from '../intel/feeds/catalog.js'
 
 /**
@@ -126,6 +126,13 @@ export const EnvSchema = Type.Object({
       description: 'comma-separated host:port DNS servers for MX lookups',
     }),
   ),
+  VERDICT_DNS_CANARY: Type.String({
+    pattern: '^[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+$',
+    allowed: 'a domain name',
+    default: DEFAULT_DNS_CANARY,
+    description:
+      'a domain that must have mail servers: a resolver that cannot resolve it is broken and no_mx is not judged',
+  }),
   VERDICT_DNS_TIMEOUT_MS: int(50, DEFAULT_MX_TIMEOUT_MS, 'deadline of one MX lookup'),
   VERDICT_SMTP_PROBE: Type.Boolean({
     default: false,

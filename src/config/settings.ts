@@ -35,6 +35,8 @@ export interface Settings {
     dnsServers: string[] | undefined
     /** Deadline of one MX lookup. */
     dnsTimeoutMs: number
+    /** A domain that must resolve: the probe that tells a broken resolver from mailless domains. */
+    dnsCanary: string
     /** Whether the SMTP RCPT probe behind `catch_all` may run. */
     smtpProbe: boolean
   }
@@ -186,6 +188,7 @@ export function loadSettings(env: Env = process.env): Settings {
     email: {
       dnsServers: v.VERDICT_DNS_SERVERS?.length ? v.VERDICT_DNS_SERVERS : undefined,
       dnsTimeoutMs: v.VERDICT_DNS_TIMEOUT_MS,
+      dnsCanary: v.VERDICT_DNS_CANARY,
       smtpProbe: v.VERDICT_SMTP_PROBE,
     },
     feeds: {

@@ -39,6 +39,24 @@ export const Health = Type.Object(
           missing: Type.Array(Type.String(), { description: 'feeds without data' }),
           fix: Nullable(Type.String({ description: 'how to load them' })),
         }),
+        resolver: Type.Object({
+          status: Type.Union(
+            [
+              Type.Literal('ok'),
+              Type.Literal('broken'),
+              Type.Literal('unreachable'),
+              Type.Literal('unknown'),
+            ],
+            {
+              description:
+                '`broken`: the DNS resolver cannot resolve the canary (a name that must exist), so no "no mail server" answer is believed and `email_no_mx` does not fire',
+            },
+          ),
+          canary: Type.String({ description: 'the name probed (VERDICT_DNS_CANARY)' }),
+          checkedAt: Nullable(
+            Type.Integer({ description: 'when it was last probed, ms (the answer is cached)' }),
+          ),
+        }),
       },
       {
         additionalProperties: true,

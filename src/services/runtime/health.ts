@@ -11,7 +11,7 @@ export async function healthReport(ctx: RequestContext) {
     version: ctx.version,
     time: ctx.clock.now(),
     database: { engine: ctx.store.db.dialect, reachable },
-    checks: { feeds: feedCheck(sources) },
+    checks: { feeds: feedCheck(sources), resolver: await ctx.intel.email.resolverHealth() },
     sources,
     ai: ctx.explainer.status(),
     cluster,
