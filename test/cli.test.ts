@@ -52,7 +52,7 @@ describe('verdict CLI and first start', () => {
     )
     expect(created.status).toBe(0)
     const t = json(created.stdout)
-    expect(Object.keys(t).sort()).toEqual(['apiKey', 'tenantId'])
+    expect(Object.keys(t).sort()).toEqual(['apiKey', 'keyId', 'tenantId'])
     const listed = json(runCli(['tenants', 'list'], env).stdout)
     const acme = listed.tenants.find((x: { id: string }) => x.id === t.tenantId)
     expect(acme).toMatchObject({ name: 'acme', shareNetwork: true, rateLimit: 5, monthlyQuota: 99 })
@@ -105,7 +105,7 @@ describe('verdict CLI and first start', () => {
       const r = runCli(args, env)
       expect(r.status, args.join(' ')).toBe(2)
       expect(r.stdout).toBe('')
-      expect(r.stderr).toContain('usage: verdict')
+      expect(r.stderr).toMatch(/run: verdict( \w+)? --help/)
     }
     const missingTenant = runCli(['keys', 'create', '--tenant', 'tn_missing'], env)
     expect(missingTenant.status).toBe(1)

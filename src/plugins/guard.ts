@@ -114,7 +114,7 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
       }
     }
     if (raw !== undefined) {
-      request.auth = await authenticate(deps.store, raw)
+      request.auth = await authenticate(deps.store, raw, now)
       if (request.auth) deps.throttle.succeeded(raw)
       else {
         deps.throttle.forget(raw)

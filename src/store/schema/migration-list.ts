@@ -439,4 +439,13 @@ INSERT INTO ip_accounts (tenant_id, ip_hash, user_id, last_ms)
    GROUP BY tenant_id, ip_hash, user_id;
 `,
   },
+  {
+    version: 18,
+    name: 'key last use and rotation',
+    // last_used_ms is written at most once a minute per key and node (services/access/auth.ts).
+    sql: `
+ALTER TABLE api_keys ADD COLUMN last_used_ms BIGINT;
+ALTER TABLE api_keys ADD COLUMN replaced_by TEXT;
+`,
+  },
 ]
