@@ -49,7 +49,9 @@ describe('keys list and tenant names (item 7)', () => {
     expect(created.apiKey).toMatch(/^vk_/)
     const dup = runCli(['tenants', 'create', '--name', 'shop'], env)
     expect(dup.status).toBe(1)
-    expect(JSON.parse(dup.stderr.split('\n')[0]!).error).toMatch(/"shop" already exists.*--allow-duplicate-name/)
+    expect(JSON.parse(dup.stderr.split('\n')[0]!).error).toMatch(
+      /"shop" already exists.*--allow-duplicate-name/,
+    )
     const allowed = runCli(['tenants', 'create', '--name', 'shop', '--allow-duplicate-name'], env)
     expect(allowed.status).toBe(0)
   })

@@ -134,6 +134,7 @@ describe('answers serialised by schema lose nothing', () => {
       label_id: expect.any(String),
       label: 'chargeback',
       event_id: ev.event_id,
+      user_id: 'responses-user-2',
       network: { shared: true, contributed: ['ip', 'user'] },
       suppressed: [],
     })

@@ -19,7 +19,10 @@ const TOUCH_EVERY_MS = 60_000
 
 function noteUse(store: Store, keyId: string, now: number): void {
   let seen = touched.get(store)
-  if (!seen) touched.set(store, (seen = new Map()))
+  if (!seen) {
+    seen = new Map()
+    touched.set(store, seen)
+  }
   const last = seen.get(keyId)
   if (last !== undefined && now - last < TOUCH_EVERY_MS) return
   if (seen.size > 10_000) seen.clear()

@@ -3,7 +3,9 @@ import { badRequest, notFound } from '../../errors.js'
 import { parseIp } from '../../intel/ip/normalize.js'
 import { addAsnBad } from '../../store/events/aggregates.js'
 import type { Work } from '../../store/index.js'
+import type { LabelFilter } from '../../store/network/labels.js'
 import type { NetworkEntity } from '../../store/network/network.js'
+import type { LabelRecord } from '../../store/privacy/privacy.js'
 import { emailKey } from '../identifiers/identifiers.js'
 import { type Idem, NO_IDEM } from '../runtime/idempotency.js'
 import { networkEntities, suppressionHash } from './network.js'
@@ -11,6 +13,7 @@ import { networkEntities, suppressionHash } from './network.js'
 export interface LabelBody {
   label: 'fraud' | 'chargeback' | 'legit'
   event_id?: string
+  user_id?: string
   entities?: { ip?: string; email?: string; device_id?: string }
   note?: string
 }
@@ -67,15 +70,22 @@ export async function label(ctx: TenantContext, body: LabelBody, idem: Idem = NO
     recorded = { ipHash: ev.ipHash, emailHash: ev.emailHash, deviceId: ev.deviceId, userId: ev.userId }
   }
   const given = givenIdentifiers(ctx, body.entities ?? {})
-  if (body.event_id === undefined && !given.ipHash && !given.emailHash && given.deviceId === null) {
-    throw badRequest('send event_id, entities or both')
+  if (body.user_id !== undefined) given.userId = body.user_id
+  if (
+    body.event_id === undefined &&
+    body.user_id === undefined &&
+    !given.ipHash &&
+    !given.emailHash &&
+    given.deviceId === null
+  ) {
+    throw badRequest('send event_id, user_id, entities or a combination')
   }
   // The label row: the event's identifiers, and the body's where the event has none of that kind.
   const row: Identifiers = {
     ipHash: recorded.ipHash ?? given.ipHash,
     emailHash: recorded.emailHash ?? given.emailHash,
     deviceId: recorded.deviceId ?? given.deviceId,
-    userId: recorded.userId,
+    userId: recorded.userId ?? given.userId,
   }
   const shareable = networkEntities(ctx.hasher, recorded)
   const local = unique([...shareable, ...networkEntities(ctx.hasher, given)])
@@ -88,16 +98,26 @@ export async function label(ctx: TenantContext, body: LabelBody, idem: Idem = NO
   let contributed: NetworkEntity[] = []
   let suppressed: NetworkEntity[] = []
   const { store, tenant, hasher } = ctx
+  const target = {
+    eventId: body.event_id ?? null,
+    userId: body.event_id === undefined ? (body.user_id ?? null) : null,
+  }
   const result = (labelId: number) => ({
     label_id: String(labelId),
     label: body.label,
     event_id: body.event_id ?? null,
+    user_id: row.userId,
     network: { shared: ctx.tenant.shareNetwork, contributed: contributed.map((e) => e.kind) },
     suppressed: [...new Set(suppressed.map((e) => e.kind))],
   })
   const labelId = await store.db.tx(function* () {
     yield* idem.claim(now)
-    const id = yield* record()
+    // The same label on the same event (or user) again is the same label: nothing more is recorded.
+    const same =
+      target.eventId !== null || target.userId !== null
+        ? yield* store.labels.same(tenant.id, target, body.label)
+        : undefined
+    const id = same ?? (yield* record())
     yield* idem.complete(result(id))
     return id
   })
@@ -142,4 +162,52 @@ export async function label(ctx: TenantContext, body: LabelBody, idem: Idem = NO
     }
     return id
   }
+}
+
+/** Labels as the API shows them: the target, never an identifier hash. */
+export function labelView(l: LabelRecord) {
+  return {
+    label_id: String(l.id),
+    label: l.label,
+    event_id: l.eventId,
+    user_id: l.userId,
+    note: l.note,
+    created_ms: l.createdMs,
+  }
+}
+
+export async function listLabels(ctx: TenantContext, filter: LabelFilter) {
+  const { labels, total } = await ctx.store.labels.list(ctx.tenant.id, filter)
+  return { labels: labels.map(labelView), total, limit: filter.limit, offset: filter.offset }
+}
+
+/**
+ * Withdraws a label. The flags it put in the operator network go with it, and each of those entities
+ * is recorded in the suppression audit (`withdraw`), so this tenant never contributes it again and a
+ * restore from an older backup can be told about it. A legit label's local suppressions stay: they
+ * only ever lowered this tenant's own risk.
+ */
+export async function withdrawLabel(ctx: TenantContext, rawId: string) {
+  const id = /^\d{1,15}$/.test(rawId) ? Number(rawId) : Number.NaN
+  const found = Number.isSafeInteger(id) ? await ctx.store.labels.get(ctx.tenant.id, id) : undefined
+  if (!found) throw notFound(`label ${rawId} not found`)
+  const now = ctx.clock.now()
+  const { store, tenant, hasher } = ctx
+  const removed = await store.db.tx(function* () {
+    if (!(yield* store.labels.remove(tenant.id, id))) return null
+    const flags = found.eventId ? yield* store.network.removeFlags(tenant.id, found.eventId, found.label) : []
+    yield* store.privacy.addSuppressions(
+      tenant.id,
+      flags.map((e) => ({
+        action: 'withdraw' as const,
+        entityType: e.kind,
+        valueHash: suppressionHash(hasher, e),
+        eventId: found.eventId,
+        createdMs: now,
+      })),
+    )
+    return flags
+  })
+  if (removed === null) throw notFound(`label ${rawId} not found`)
+  return { ...labelView(found), withdrawn: true, network: { withdrawn: removed.map((e) => e.kind) } }
 }

@@ -169,9 +169,10 @@ export class TenantStore {
 
   async findByName(name: string): Promise<Tenant[]> {
     return (
-      await this.db.all<TenantRow>(`SELECT ${TENANT_COLS} FROM tenants WHERE name = ? ORDER BY created_ms, id`, [
-        name,
-      ])
+      await this.db.all<TenantRow>(
+        `SELECT ${TENANT_COLS} FROM tenants WHERE name = ? ORDER BY created_ms, id`,
+        [name],
+      )
     ).map(toTenant)
   }
 

@@ -5,7 +5,8 @@ import { EVENT_COLUMNS, type EventRow, toEventRecord } from '../events/events.js
 import { ipAccountPairsOf, rederiveIpAccounts } from '../events/ip-accounts.js'
 import { LOOKUP_COLUMNS, type LookupRow, toLookupRecord } from '../events/lookups.js'
 
-export type SuppressionAction = 'forget' | 'legit'
+/** `withdraw`: a label that had flagged these entities in the operator network was withdrawn. */
+export type SuppressionAction = 'forget' | 'legit' | 'withdraw'
 
 export interface Suppression {
   action: SuppressionAction
