@@ -8,7 +8,8 @@ export const LabelBody = Strict({
     Type.String({
       minLength: 1,
       maxLength: 256,
-      description: 'a user id: without event_id the label covers all of its events; with event_id it names the user of an event that has none',
+      description:
+        'a user id: without event_id the label covers all of its events; with event_id it names the user of an event that has none',
     }),
   ),
   entities: Type.Optional(

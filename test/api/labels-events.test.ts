@@ -91,8 +91,11 @@ describe('events and labels (item 9)', () => {
     ).toEqual({
       n: 0,
     })
-    const audit = await h.store.privacy.suppressions(t.tenantId, 100)
-    expect(audit.some((s) => (s.action as string) === 'withdraw' && s.eventId === e1)).toBe(true)
+    const audit = await h.store.db.all<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM suppressions WHERE tenant_id = ? AND action = 'withdraw' AND event_id = ?",
+      [t.tenantId, e1],
+    )
+    expect(audit[0]?.n).toBe(l.network.contributed.length)
     expect((await get(t, `/v1/events/${e1}`)).json().labels).toEqual([])
     expect(
       (await h.app.inject({ method: 'DELETE', url: `/v1/labels/${l.label_id}`, headers: t.headers }))

@@ -134,7 +134,9 @@ export class PrivacyStore {
       event_id: string | null
       created_ms: number
     }>(
-      `SELECT action, entity_type, value_hash, event_id, created_ms FROM suppressions WHERE tenant_id = ?
+      // The spec's audit holds forgets and legit labels; label withdrawals stay in the table (backups).
+      `SELECT action, entity_type, value_hash, event_id, created_ms FROM suppressions
+        WHERE tenant_id = ? AND action IN ('forget', 'legit')
         ORDER BY created_ms DESC, id DESC LIMIT ?`,
       [tenantId, limit],
     )
