@@ -11,6 +11,7 @@ import {
   registerErrorHandling,
 } from './plugins/errors.js'
 import { registerGuard } from './plugins/guard.js'
+import { registerHttpConventions } from './plugins/http-conventions.js'
 import { registerJsonBody, registerNoNul } from './plugins/json-body.js'
 import { registerOpenApi } from './plugins/openapi.js'
 import { registerBeaconRoutes, registerBeaconScriptRoutes } from './routes/beacon.js'
@@ -108,6 +109,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   })
   registerErrorHandling(app)
   registerGuard(app, services)
+  await registerHttpConventions(app)
   await registerOpenApi(app, services.version)
 
   registerHealthRoutes(app)
