@@ -155,7 +155,14 @@ describe('POST /v1/subject and /v1/forget', () => {
     await seed()
     const other = await h.tenant()
     const res = await post('/v1/forget', { user_id: USER, email: EMAIL }, other.headers)
-    expect(res.json().deleted).toEqual({ events: 0, lookups: 0, list_entries: 0, listEntries: 0, labels: 0, observations: 0 })
+    expect(res.json().deleted).toEqual({
+      events: 0,
+      lookups: 0,
+      list_entries: 0,
+      listEntries: 0,
+      labels: 0,
+      observations: 0,
+    })
     expect((await post('/v1/subject', { user_id: USER })).json().counts.events).toBe(3)
   })
 })
