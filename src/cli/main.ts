@@ -236,7 +236,8 @@ export async function main(
     const [group = first, sub, ...rest] = args
     // The whole configuration is validated before any command runs, as the server does at start.
     const settings: Settings = loadSettings(
-      database === undefined ? process.env : { ...process.env, DATABASE_URL: database },
+      undefined,
+      database === undefined ? {} : { DATABASE_URL: database },
     )
     if (group === 'feeds') return await feeds(sub, rest, settings, out, (line) => io.stderr.write(line))
     if (group === 'backup' || group === 'restore') {

@@ -152,8 +152,9 @@ export function parseJa4Header(
  * Reads and validates the whole configuration (see config/schema.ts for every variable and its
  * default). The only reader of `process.env`: other modules receive what they need from here.
  */
-export function loadSettings(env: Env = process.env): Settings {
-  const { values: v, problems } = readEnv(env)
+export function loadSettings(env: Env = process.env, overrides: Env = {}): Settings {
+  // Command-line options (the CLI's --database) win over the environment.
+  const { values: v, problems } = readEnv({ ...env, ...overrides })
   // Variables with rules beyond the schema's; every problem is reported at once.
   const checked = <T>(parse: () => T): T | undefined => {
     try {
