@@ -9,6 +9,7 @@ import { Readiness } from './observability/readiness.js'
 import type { Tracing } from './observability/tracing.js'
 import { answerFrameworkError, formatValidation, registerErrorHandling } from './plugins/errors.js'
 import { registerGuard } from './plugins/guard.js'
+import { registerHttpConventions } from './plugins/http-conventions.js'
 import { registerJsonBody, registerNoNul } from './plugins/json-body.js'
 import { registerObservability, requestIdOf } from './plugins/observability.js'
 import { registerOpenApi } from './plugins/openapi.js'
@@ -136,6 +137,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   // Before the guard: its refusals are logged, counted and traced like any answer.
   registerObservability(app, { metrics: obs.metrics, tracing: obs.tracing })
   registerGuard(app, services)
+  await registerHttpConventions(app)
   await registerOpenApi(app, services.version)
 
   registerHealthRoutes(app)

@@ -12,6 +12,7 @@ import { Metrics } from './observability/metrics.js'
 import { Readiness } from './observability/readiness.js'
 import { SharedRedis } from './redis/connection.js'
 import { RedisLimiter } from './redis/limiter.js'
+import { announceFirstKey } from './services/access/first-key.js'
 import { bootstrapDefaultTenant } from './services/access/tenants.js'
 import { Ja4Signatures } from './services/devices/ja4-signatures.js'
 import { AsnRates } from './services/network/network.js'
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
       mx: {
         now: () => clock.now(),
         timeoutMs: settings.email.dnsTimeoutMs,
+        canary: settings.email.dnsCanary,
         ...(settings.email.dnsServers ? { servers: settings.email.dnsServers } : {}),
       },
       catchAll: { enabled: settings.email.smtpProbe },
@@ -125,9 +127,10 @@ async function main(): Promise<void> {
     )
   const created = await withStartupLock(settings.storage, () => bootstrapDefaultTenant(store, clock))
   if (created) {
+    announceFirstKey(created, settings.firstKeyFile, (text) => process.stderr.write(text))
     app.log.info(
-      { tenant: created.tenantId, key_id: created.keyId, api_key: created.apiKey },
-      'first start: created tenant "default"; its api_key is shown only this once',
+      { tenant: created.tenantId, key_id: created.keyId },
+      'first start: created tenant "default"; its API key was shown once on the terminal (stderr), never in this log',
     )
   }
   // Stop accepting, let in-flight requests and job runs finish, close storage; past the deadline, exit anyway.

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { eventually } from './helpers/app.js'
 import { PG_URL } from './helpers/pg.js'
-import { type RunningServer, runCliAsync, startServer } from './helpers/processes.js'
+import { firstStartKey, type RunningServer, runCliAsync, startServer } from './helpers/processes.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'verdict-backup-'))
 const dbFile = join(dir, 'verdict.db')
@@ -16,11 +16,7 @@ const PERSON = { event: 'signup', user_id: 'zz-restore-person-4411', email: 'Rhe
 const OTHER = { event: 'signup', user_id: 'other-person-1', email: 'someone.else@example.com' }
 
 async function apiKeyOf(server: RunningServer): Promise<string> {
-  const line = server
-    .logs()
-    .split('\n')
-    .find((l) => l.includes('api_key'))
-  return JSON.parse(line!).api_key as string
+  return firstStartKey(server.stderr())!
 }
 
 const call = async (server: RunningServer, key: string, path: string, body: object) => {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { openStore, type StorageTarget } from '../src/store/index.js'
 import { monthStart } from '../src/store/schema/partitions.js'
 import { createSchema, PG_URL, pgAvailable } from './helpers/pg.js'
-import { type RunningServer, runModuleScript, startServer } from './helpers/processes.js'
+import { firstStartKey, type RunningServer, runModuleScript, startServer } from './helpers/processes.js'
 import { type StartLine, startLine } from './helpers/start-line.js'
 
 const hasPg = await pgAvailable()
@@ -32,7 +32,7 @@ async function startAll(env: Record<string, string>): Promise<RunningServer[]> {
 }
 
 function keyLines(servers: RunningServer[]): string[] {
-  return servers.flatMap((s) => s.logs().split('\n')).filter((l) => l.includes('"api_key"'))
+  return servers.flatMap((s) => s.stderr().split('\n')).filter((l) => firstStartKey(l) !== undefined)
 }
 
 describe('several servers starting at once on an empty database', () => {
@@ -42,7 +42,7 @@ describe('several servers starting at once on an empty database', () => {
     try {
       expect(keyLines(servers)).toHaveLength(1)
       for (const s of servers) expect((await fetch(`${s.url}/v1/health`)).status).toBe(200)
-      const apiKey = JSON.parse(keyLines(servers)[0]!).api_key
+      const apiKey = firstStartKey(keyLines(servers)[0]!)!
       for (const s of servers) {
         expect((await fetch(`${s.url}/v1/config`, { headers: { 'x-api-key': apiKey } })).status).toBe(200)
       }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LoopbackDns } from './helpers/dns-server.js'
-import { startServer } from './helpers/processes.js'
+import { firstStartKey, startServer } from './helpers/processes.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'verdict-lifecycle-'))
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'feeds')
@@ -17,8 +17,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const apiKeyOf = (logs: string): string =>
-  JSON.parse(logs.split('\n').find((l) => l.includes('api_key'))!).api_key
+const apiKeyOf = (logs: string): string => firstStartKey(logs)!
 
 async function until(what: string, ok: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 20))

@@ -42,7 +42,8 @@ export async function api<T>(method: string, url: string, body?: unknown): Promi
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   })
   const data = (await res.json().catch(() => ({}))) as { error?: string; code?: string }
-  if (res.status === 401 && url !== '/console/api/sign-in') expired()
+  // A 401 ends a session only where one was in use: not on sign-in, nor on the start-up probe for one.
+  if (res.status === 401 && url !== '/console/api/sign-in' && url !== '/console/api/session') expired()
   if (!res.ok) throw new HttpError(res.status, data.code ?? 'error', data.error ?? `HTTP ${res.status}`)
   return data as T
 }

@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { DEFAULT_BASE_URLS, DEFAULT_CACHE_SIZE, DEFAULT_DEADLINE_MS } from '../ai/config.js'
-import { DEFAULT_MX_TIMEOUT_MS } from '../intel/email/mx.js'
+import { DEFAULT_DNS_CANARY, DEFAULT_MX_TIMEOUT_MS } from '../intel/email/mx.js'
 import { DEFAULT_FEED_MAX_BYTES, FEEDS, type FeedName } from '../intel/feeds/catalog.js'
 
 /**
@@ -60,6 +60,11 @@ export const EnvSchema = Type.Object({
       description: 'keys the personal-data hashes and signs device tokens; at least 32 bytes',
     }),
   ),
+  VERDICT_FIRST_KEY_FILE: Type.Boolean({
+    default: false,
+    defaultText: 'off',
+    description: 'also write the first-start API key to verdict.first-key beside the SQLite database (0600)',
+  }),
   TRUST_PROXY: Type.Optional(
     Type.String({ defaultText: 'off', description: 'true (one hop), a hop count, or proxy addresses/CIDRs' }),
   ),
@@ -170,6 +175,13 @@ export const EnvSchema = Type.Object({
       description: 'comma-separated host:port DNS servers for MX lookups',
     }),
   ),
+  VERDICT_DNS_CANARY: Type.String({
+    pattern: '^[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+$',
+    allowed: 'a domain name',
+    default: DEFAULT_DNS_CANARY,
+    description:
+      'a domain that must have mail servers: a resolver that cannot resolve it is broken and no_mx is not judged',
+  }),
   VERDICT_DNS_TIMEOUT_MS: int(50, DEFAULT_MX_TIMEOUT_MS, 'deadline of one MX lookup'),
   VERDICT_SMTP_PROBE: Type.Boolean({
     default: false,

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net'
-import { resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { type AiConfig, resolveAiConfig } from '../ai/config.js'
 import { FEED_NAMES, type FeedUrls, feedUrlEnvVar } from '../intel/feeds/catalog.js'
 import type { TenantLimits } from '../services/runtime/tenant-work.js'
@@ -21,6 +21,8 @@ export interface Settings {
   storage: StorageTarget
   /** At least MIN_SECRET_BYTES when set. */
   secret: string | undefined
+  /** Where the first start also writes the default tenant's key (opt-in, SQLite only); else undefined. */
+  firstKeyFile: string | undefined
   logLevel: string
   bodyLimitBytes: number
   /** Requests per minute per client IP on routes callable without a key. */
@@ -36,6 +38,8 @@ export interface Settings {
     dnsServers: string[] | undefined
     /** Deadline of one MX lookup. */
     dnsTimeoutMs: number
+    /** A domain that must resolve: the probe that tells a broken resolver from mailless domains. */
+    dnsCanary: string
     /** Whether the SMTP RCPT probe behind `catch_all` may run. */
     smtpProbe: boolean
   }
@@ -139,6 +143,16 @@ export function parseTls(
   return { certFile: resolve(certFile), keyFile: resolve(keyFile) }
 }
 
+/** The opt-in first-key file lives beside the SQLite database; PostgreSQL has no such place. */
+export function parseFirstKeyFile(enabled: boolean, storage: StorageTarget): string | undefined {
+  if (!enabled) return undefined
+  if (storage.kind !== 'sqlite' || storage.file === ':memory:')
+    throw new Error(
+      'VERDICT_FIRST_KEY_FILE needs a SQLite database file (the key file goes beside it); otherwise the first key is shown on stderr only',
+    )
+  return join(dirname(resolve(storage.file)), 'verdict.first-key')
+}
+
 /** A JA4 header can only be believed from a proxy; without TRUST_PROXY it would never be read. */
 export function parseJa4Header(
   header: string | undefined,
@@ -154,8 +168,9 @@ export function parseJa4Header(
  * Reads and validates the whole configuration (see config/schema.ts for every variable and its
  * default). The only reader of `process.env`: other modules receive what they need from here.
  */
-export function loadSettings(env: Env = process.env): Settings {
-  const { values: v, problems } = readEnv(env)
+export function loadSettings(env: Env = process.env, overrides: Env = {}): Settings {
+  // Command-line options (the CLI's --database) win over the environment.
+  const { values: v, problems } = readEnv({ ...env, ...overrides })
   // Variables with rules beyond the schema's; every problem is reported at once.
   const checked = <T>(parse: () => T): T | undefined => {
     try {
@@ -169,6 +184,8 @@ export function loadSettings(env: Env = process.env): Settings {
   const secret = checked(() => parseSecret(v.VERDICT_SECRET))
   const tls = checked(() => parseTls(v.TLS_CERT_FILE, v.TLS_KEY_FILE, v.HOST))
   const ja4Header = checked(() => parseJa4Header(v.VERDICT_JA4_HEADER, trustProxy))
+  const storage = parseDatabaseUrl(v.DATABASE_URL)
+  const firstKeyFile = checked(() => parseFirstKeyFile(v.VERDICT_FIRST_KEY_FILE, storage))
   if (problems.length > 0 || trustProxy === undefined) throw new Error(problems.join('; '))
   const urls = {} as FeedUrls
   for (const name of FEED_NAMES)
@@ -177,8 +194,9 @@ export function loadSettings(env: Env = process.env): Settings {
     host: v.HOST,
     port: v.PORT,
     trustProxy,
-    storage: parseDatabaseUrl(v.DATABASE_URL),
+    storage,
     secret,
+    firstKeyFile,
     logLevel: v.LOG_LEVEL,
     bodyLimitBytes: v.VERDICT_BODY_LIMIT_BYTES,
     keylessRateLimit: v.VERDICT_KEYLESS_RATE_LIMIT,
@@ -193,6 +211,7 @@ export function loadSettings(env: Env = process.env): Settings {
     email: {
       dnsServers: v.VERDICT_DNS_SERVERS?.length ? v.VERDICT_DNS_SERVERS : undefined,
       dnsTimeoutMs: v.VERDICT_DNS_TIMEOUT_MS,
+      dnsCanary: v.VERDICT_DNS_CANARY,
       smtpProbe: v.VERDICT_SMTP_PROBE,
     },
     feeds: {

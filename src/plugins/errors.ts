@@ -8,6 +8,7 @@ import type {
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.js'
 import { StorageUnavailable } from '../store/engine/db.js'
 import { randomBytesPooled } from '../util/random.js'
+import { allowedMethods } from './http-conventions.js'
 
 type SchemaContext = 'body' | 'querystring' | 'params' | 'headers'
 
@@ -19,6 +20,19 @@ function fieldPath(context: string, instancePath: string): string {
     out += /^\d+$/.test(seg) ? `[${seg}]` : `.${seg}`
   }
   return out
+}
+
+/** The patterns our schemas use, in words: a caller should never have to read a regular expression. */
+const PATTERN_WORDS: Record<string, string> = {
+  '^\\d+$': 'a string of digits',
+  '^\\d{1,16}$': 'a string of at most 16 digits (milliseconds since the epoch)',
+  '^[a-z0-9_]{1,64}$': 'a reason code: lower-case letters, digits and underscores, at most 64',
+  '^[0-9a-f]{64}$': '64 lower-case hexadecimal characters',
+  '^[\\x21-\\x7e]+$': 'printable ASCII characters without spaces',
+}
+
+function describePattern(pattern: string): string {
+  return PATTERN_WORDS[pattern] ?? 'in the format the API reference (/docs) describes'
 }
 
 /** Turns the first Ajv error into a message that names the offending field. */
@@ -33,6 +47,8 @@ export function formatValidation(errors: FastifySchemaValidationError[], context
     message = `${where}.${String(p['additionalProperty'])} is not an allowed field`
   else if (e.keyword === 'enum')
     message = `${where} must be one of ${(p['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
+  else if (e.keyword === 'pattern') message = `${where} must be ${describePattern(String(p['pattern']))}`
+  else if (e.keyword === 'format') message = `${where} must be a valid ${String(p['format'])}`
   else message = `${where} ${e.message ?? 'is invalid'}`
   return new Error(message)
 }
@@ -75,6 +91,8 @@ export function sendError(
   code: ErrorCode,
   message: string,
 ): FastifyReply {
+  // RFC 9110: a 401 names the scheme that would work (a key as a bearer token, or in x-api-key).
+  if (code === 'unauthorized') reply.header('WWW-Authenticate', 'Bearer realm="verdict", charset="UTF-8"')
   return reply
     .code(ERROR_STATUS[code])
     .header('x-request-id', request.id)
@@ -119,6 +137,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const known = 'code' in err && typeof err.code === 'string' && SAFE_CLIENT_CODES.has(err.code)
       const message = err.message.startsWith('Body is not valid JSON') || known ? err.message : 'bad request'
       const code = CLIENT_STATUS_CODES[status] ?? 'bad_request'
+      if (code === 'unsupported_media_type') {
+        const sent = request.headers['content-type'] ?? '(none)'
+        return sendError(
+          request,
+          reply,
+          code,
+          `unsupported content type ${JSON.stringify(sent)}: send a JSON body with Content-Type: application/json`,
+        )
+      }
       return sendError(
         request,
         reply,
@@ -131,7 +158,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
   })
 
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]
+    const path = request.url.split('?')[0] ?? ''
+    const allow = allowedMethods(app, path)
+    if (allow.length > 0) {
+      reply.header('Allow', allow.join(', '))
+      return sendError(
+        request,
+        reply,
+        'method_not_allowed',
+        `${request.method} is not allowed on ${path}; use ${allow.join(' or ')}`,
+      )
+    }
     sendError(request, reply, 'not_found', `no route for ${request.method} ${path}`)
   })
 }

@@ -97,7 +97,7 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
     // Refused before any key lookup: guessing keys costs the guesser, not the database.
     if (raw !== undefined || needsKey) refuseThrottled(request, raw, now, 'key')
     if (raw !== undefined) {
-      request.auth = await authenticate(deps.store, raw)
+      request.auth = await authenticate(deps.store, raw, now)
       if (!request.auth) {
         deps.throttle.forget(raw)
         deps.throttle.failed(request.ip, now)

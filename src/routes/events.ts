@@ -1,7 +1,16 @@
 import { tenantContext } from '../context.js'
-import { errors } from '../schemas/common.js'
-import { EventsPage, EventsQuery, Stats, StatsQuery } from '../schemas/events.js'
-import { eventStats, listEvents } from '../services/decisions/events.js'
+import { errors, NoQuery } from '../schemas/common.js'
+import {
+  EventDetail,
+  EventParams,
+  EventsPage,
+  EventsQuery,
+  Stats,
+  StatsQuery,
+  Usage,
+} from '../schemas/events.js'
+import { usageReport } from '../services/access/usage.js'
+import { eventStats, getEvent, listEvents } from '../services/decisions/events.js'
 import { digits } from '../util/query.js'
 import type { App } from './types.js'
 
@@ -24,11 +33,37 @@ export function registerEventRoutes(app: App): void {
         ...(q.verdict ? { verdict: q.verdict } : {}),
         ...(q.event ? { event: q.event } : {}),
         ...(q.q ? { q: q.q } : {}),
+        ...(q.user_id !== undefined ? { userId: q.user_id } : {}),
         ...(q.reason ? { reason: q.reason } : {}),
         ...(q.since_ms ? { sinceMs: digits(q.since_ms, 'query.since_ms', { fallback: 0 }) } : {}),
         ...(q.until_ms ? { untilMs: digits(q.until_ms, 'query.until_ms', { fallback: 0 }) } : {}),
       })
     },
+  )
+  app.get(
+    '/v1/events/:id',
+    {
+      schema: {
+        summary: 'One scored event as the listing shows it, with its labels and device profile',
+        tags: ['events'],
+        params: EventParams,
+        querystring: NoQuery,
+        response: { 200: EventDetail, ...errors(400, 401, 404, 429) },
+      },
+    },
+    async (request) => getEvent(tenantContext(request), request.params.id),
+  )
+  app.get(
+    '/v1/usage',
+    {
+      schema: {
+        summary: "This month's metered units against the tenant's monthly quota",
+        tags: ['service'],
+        querystring: NoQuery,
+        response: { 200: Usage, ...errors(400, 401, 429) },
+      },
+    },
+    async (request) => usageReport(tenantContext(request)),
   )
   app.get(
     '/v1/stats',

@@ -1,5 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox'
 import { Digits, Nullable, StrEnum, Strict } from './common.js'
+import { LabelView } from './labels.js'
 
 /** A time in milliseconds since the epoch, as a string of digits (longer than Digits allows). */
 const Millis = (description: string) => Type.String({ pattern: '^\\d{1,16}$', description })
@@ -9,6 +10,7 @@ export const EventsQuery = Strict({
   offset: Type.Optional(Digits('events to skip')),
   verdict: Type.Optional(StrEnum(['allow', 'review', 'block'] as const)),
   event: Type.Optional(Type.String({ maxLength: 64, description: 'only events with this name' })),
+  user_id: Type.Optional(Type.String({ maxLength: 256, description: 'only events of exactly this user id' })),
   q: Type.Optional(
     Type.String({ maxLength: 256, description: 'substring of a user id or device fingerprint' }),
   ),
@@ -60,8 +62,36 @@ export const EventView = Type.Object({
   checks: Type.Array(RecordedCheck),
 })
 
+/** An event in a listing: as stored, with the labels that apply to it (its own and its user's). */
+export const ListedEvent = Type.Object(
+  { ...EventView.properties, labels: Type.Array(LabelView) },
+  { title: 'ListedEvent' },
+)
+
+/** GET /v1/events/{id}: the listed event and, when it has one, its device's profile. */
+export const EventDetail = Type.Object(
+  {
+    ...ListedEvent.properties,
+    device: Nullable(
+      Type.Object({
+        resolvedId: Type.String(),
+        profile: Type.Object(
+          {},
+          {
+            additionalProperties: true,
+            description: 'first/last seen, observations, distinct IPs, accounts, countries, browser',
+          },
+        ),
+      }),
+    ),
+  },
+  { title: 'EventDetail' },
+)
+
+export const EventParams = Strict({ id: Type.String({ maxLength: 64, description: 'event_id' }) })
+
 export const EventsPage = Type.Object({
-  events: Type.Array(EventView),
+  events: Type.Array(ListedEvent),
   total: Type.Integer({ description: 'events matching the filter' }),
   limit: Type.Integer(),
   offset: Type.Integer(),
@@ -83,3 +113,14 @@ export const Stats = Type.Object({
     description: 'at most 10, most frequent first',
   }),
 })
+
+export const Usage = Type.Object(
+  {
+    period: Type.String({ description: 'the UTC calendar month, YYYY-MM' }),
+    used: Type.Integer({ description: 'metered units used this month' }),
+    quota: Type.Integer({ description: 'the monthly quota' }),
+    remaining: Type.Integer(),
+    resets_ms: Type.Integer({ description: 'start of next month (ms since the epoch)' }),
+  },
+  { title: 'Usage' },
+)

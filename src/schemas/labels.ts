@@ -1,9 +1,17 @@
 import { Type } from '@fastify/type-provider-typebox'
-import { Nullable, StrEnum, Strict } from './common.js'
+import { Digits, Nullable, StrEnum, Strict } from './common.js'
 
 export const LabelBody = Strict({
   label: StrEnum(['fraud', 'chargeback', 'legit'] as const, 'the real outcome'),
   event_id: Type.Optional(Type.String({ maxLength: 64, description: 'id of an event this tenant scored' })),
+  user_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description:
+        'a user id: without event_id the label covers all of its events; with event_id it names the user of an event that has none',
+    }),
+  ),
   entities: Type.Optional(
     Strict({
       ip: Type.Optional(Type.String({ maxLength: 45, format: 'ip' })),
@@ -21,9 +29,68 @@ export const LabelResult = Type.Object({
   label_id: Type.String(),
   label: Type.String(),
   event_id: Nullable(Type.String()),
+  user_id: Nullable(Type.String({ description: 'the user the label is about (of its event, or as sent)' })),
   network: Type.Object({
     shared: Type.Boolean({ description: 'whether this tenant contributes to the operator network' }),
     contributed: Kinds('kinds of the entities this label flagged in the operator network'),
   }),
   suppressed: Kinds('kinds of the entities a legit label suppressed for this tenant'),
 })
+
+/** One recorded outcome, as listings show it (never an identifier hash). */
+export const LabelView = Type.Object(
+  {
+    label_id: Type.String(),
+    label: Type.String(),
+    event_id: Nullable(Type.String()),
+    user_id: Nullable(
+      Type.String({ description: 'a label with user_id and no event_id covers all of that user’s events' }),
+    ),
+    note: Nullable(Type.String()),
+    created_ms: Type.Integer(),
+  },
+  { title: 'Label' },
+)
+
+export const LabelsQuery = Strict({
+  limit: Type.Optional(Digits('page size, at most 200 (default 50)')),
+  offset: Type.Optional(Digits('labels to skip')),
+  event_id: Type.Optional(Type.String({ maxLength: 64, description: 'only labels on this event' })),
+  user_id: Type.Optional(Type.String({ maxLength: 256, description: 'only labels naming this user' })),
+  label: Type.Optional(StrEnum(['fraud', 'chargeback', 'legit'] as const)),
+  since_ms: Type.Optional(
+    Type.String({
+      pattern: '^\\d{1,16}$',
+      description: 'only labels created at or after this time (ms since the epoch)',
+    }),
+  ),
+  until_ms: Type.Optional(
+    Type.String({
+      pattern: '^\\d{1,16}$',
+      description: 'only labels created before this time (ms since the epoch)',
+    }),
+  ),
+})
+
+export const LabelsPage = Type.Object(
+  {
+    labels: Type.Array(LabelView),
+    total: Type.Integer({ description: 'labels matching the filter' }),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  },
+  { title: 'LabelsPage' },
+)
+
+export const LabelParams = Strict({ id: Type.String({ maxLength: 20, description: 'label_id' }) })
+
+export const LabelWithdrawn = Type.Object(
+  {
+    ...LabelView.properties,
+    withdrawn: Type.Boolean(),
+    network: Type.Object({
+      withdrawn: Kinds('kinds of the entities whose operator-network flags were removed with the label'),
+    }),
+  },
+  { title: 'LabelWithdrawn' },
+)

@@ -101,10 +101,11 @@ export const ForgetResult = Type.Object({
   deleted: Open({
     events: Type.Integer(),
     lookups: Type.Integer(),
-    listEntries: Type.Integer(),
+    list_entries: Type.Integer({ description: 'list entries deleted (the name /v1/subject uses)' }),
+    listEntries: Type.Integer({ description: 'deprecated: the same count as list_entries; removed in v2' }),
     labels: Type.Integer(),
     observations: Type.Integer(),
-    idempotentResponses: Type.Integer({
+    idempotent_responses: Type.Integer({
       description: 'stored Idempotency-Key responses naming an erased event',
     }),
   }),

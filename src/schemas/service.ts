@@ -26,6 +26,42 @@ export const Health = Type.Object(
     time: Type.Optional(Type.Integer({ description: 'server clock, ms' })),
     database: Type.Optional(Type.Object({ engine: Type.String(), reachable: Type.Boolean() })),
     ai: Type.Optional(AiStatus),
+    checks: Type.Optional(
+      Type.Object(
+        {
+          feeds: Type.Object({
+            status: Type.Union([Type.Literal('ok'), Type.Literal('missing')], {
+              description:
+                '`missing` when a feed has no data: its signal is unknown (a `*_feed_not_loaded` warning)',
+            }),
+            missing: Type.Array(Type.String(), { description: 'feeds without data' }),
+            fix: Nullable(Type.String({ description: 'how to load them' })),
+          }),
+          resolver: Type.Object({
+            status: Type.Union(
+              [
+                Type.Literal('ok'),
+                Type.Literal('broken'),
+                Type.Literal('unreachable'),
+                Type.Literal('unknown'),
+              ],
+              {
+                description:
+                  '`broken`: the DNS resolver cannot resolve the canary (a name that must exist), so no "no mail server" answer is believed and `email_no_mx` does not fire',
+              },
+            ),
+            canary: Type.String({ description: 'the name probed (VERDICT_DNS_CANARY)' }),
+            checkedAt: Nullable(
+              Type.Integer({ description: 'when it was last probed, ms (the answer is cached)' }),
+            ),
+          }),
+        },
+        {
+          additionalProperties: true,
+          description: 'what works only in part; none of it makes the status degraded',
+        },
+      ),
+    ),
     cluster: Type.Optional(
       Type.Object({
         node: Type.String({ description: 'random id of this process' }),

@@ -13,6 +13,7 @@ import { DecisionStore } from './events/decisions.js'
 import { EventStore } from './events/events.js'
 import { IdempotencyStore } from './events/idempotency.js'
 import { LookupStore } from './events/lookups.js'
+import { LabelStore } from './network/labels.js'
 import { NetworkStore } from './network/network.js'
 import { PrivacyStore } from './privacy/privacy.js'
 import { RestoreStore } from './privacy/restore.js'
@@ -37,6 +38,7 @@ export class Store {
   readonly usage: UsageStore
   readonly lookups: LookupStore
   readonly network: NetworkStore
+  readonly labels: LabelStore
   readonly events: EventStore
   readonly devices: DeviceStore
   readonly beacons: BeaconStore
@@ -67,6 +69,7 @@ export class Store {
     this.usage = new UsageStore(db)
     this.lookups = new LookupStore(db)
     this.network = new NetworkStore(db, inv)
+    this.labels = new LabelStore(db)
     this.events = new EventStore(db)
     this.privacy = new PrivacyStore(db, inv)
     this.devices = new DeviceStore(db)

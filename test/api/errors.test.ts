@@ -40,7 +40,11 @@ describe('error bodies carry the closed code and the request id', () => {
       'bad_request',
       'query.limit must be at least 1',
     )
-    expectError(await post('/v1/label', { label: 'fraud' }), 'bad_request', 'send event_id, entities or both')
+    expectError(
+      await post('/v1/label', { label: 'fraud' }),
+      'bad_request',
+      'send event_id, user_id, entities or a combination',
+    )
     expectError(
       await h.app.inject({
         method: 'POST',
@@ -128,7 +132,7 @@ describe('error bodies carry the closed code and the request id', () => {
         payload: 'hi',
       }),
       'unsupported_media_type',
-      'Unsupported Media Type',
+      'unsupported content type "text/plain": send a JSON body with Content-Type: application/json',
     )
   })
 

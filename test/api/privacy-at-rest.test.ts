@@ -192,7 +192,7 @@ describe.each(['sqlite', 'postgres'] as const)('idempotent responses and erasure
       expect(subject.counts.idempotent_responses).toBe(2)
       expect(subject.idempotent_responses.map((r: { eventId: string }) => r.eventId)).toContain(mine.event_id)
       const forget = (await post('/v1/forget', { email: EMAIL })).json()
-      expect(forget.deleted.idempotentResponses).toBe(2)
+      expect(forget.deleted.idempotent_responses).toBe(2)
       expect(await rows()).toBe(1)
       // The erased person's retry is not answered from a stored copy any more.
       const retry = await post('/v1/score', { event: 'signup', email: EMAIL, user_id: 'me' }, 'k-mine')

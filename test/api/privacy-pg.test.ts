@@ -54,7 +54,7 @@ describe('labels, export and erasure on PostgreSQL', () => {
       ).json()
       // VACUUM alone leaves the dead rows' bytes in the pages: the answer says so until the rewrite.
       expect(forget).toMatchObject({
-        deleted: { events: 1, labels: 1, idempotentResponses: 1 },
+        deleted: { events: 1, labels: 1, idempotent_responses: 1 },
         suppressions: 3,
         storage: 'pending',
       })

@@ -118,7 +118,15 @@ describe('POST /v1/subject and /v1/forget', () => {
     })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({
-      deleted: { events: 3, lookups: 1, listEntries: 2, labels: 1, observations: 3, idempotentResponses: 0 },
+      deleted: {
+        events: 3,
+        lookups: 1,
+        list_entries: 2,
+        listEntries: 2,
+        labels: 1,
+        observations: 3,
+        idempotent_responses: 0,
+      },
       suppressions: 5,
       storage: 'reclaimed',
     })
@@ -160,10 +168,11 @@ describe('POST /v1/subject and /v1/forget', () => {
     expect(res.json().deleted).toEqual({
       events: 0,
       lookups: 0,
+      list_entries: 0,
       listEntries: 0,
       labels: 0,
       observations: 0,
-      idempotentResponses: 0,
+      idempotent_responses: 0,
     })
     expect((await post('/v1/subject', { user_id: USER })).json().counts.events).toBe(3)
   })

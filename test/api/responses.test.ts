@@ -134,11 +134,12 @@ describe('answers serialised by schema lose nothing', () => {
       label_id: expect.any(String),
       label: 'chargeback',
       event_id: ev.event_id,
+      user_id: 'responses-user-2',
       network: { shared: true, contributed: ['ip', 'user'] },
       suppressed: [],
     })
     expect(await post('/v1/forget', { user_id: 'responses-user-2' })).toEqual({
-      deleted: { events: 1, lookups: 0, listEntries: 0, labels: 1, observations: 0 },
+      deleted: { events: 1, lookups: 0, list_entries: 0, listEntries: 0, labels: 1, observations: 0 },
       suppressions: 1,
       storage: 'reclaimed',
     })

@@ -62,6 +62,38 @@ const CASES: Record<string, SecurityCase> = {
   'POST /v1/score': { payload: { event: 'signup' } },
   'POST /v1/batch/score': { payload: { rows: [{ event: 'signup' }] } },
   'GET /v1/events': {},
+  'GET /v1/events/:id': {
+    url: '/v1/events/00000000-0000-4000-8000-000000000000',
+    foreign: async (h, a) => {
+      const ev = await h.app.inject({
+        method: 'POST',
+        url: '/v1/score',
+        headers: a.headers,
+        payload: { event: 'signup', user_id: 'sec-event-owner' },
+      })
+      return { url: `/v1/events/${(ev.json() as { event_id: string }).event_id}` }
+    },
+  },
+  'GET /v1/usage': {},
+  'GET /v1/labels': {},
+  'DELETE /v1/labels/:id': {
+    url: '/v1/labels/999999',
+    foreign: async (h, a) => {
+      const ev = await h.app.inject({
+        method: 'POST',
+        url: '/v1/score',
+        headers: a.headers,
+        payload: { event: 'signup', user_id: 'sec-label-owner' },
+      })
+      const l = await h.app.inject({
+        method: 'POST',
+        url: '/v1/label',
+        headers: a.headers,
+        payload: { label: 'fraud', event_id: (ev.json() as { event_id: string }).event_id },
+      })
+      return { url: `/v1/labels/${(l.json() as { label_id: string }).label_id}` }
+    },
+  },
   'GET /v1/stats': {},
   'GET /v1/rules/performance': {},
   'POST /v1/label': {
@@ -340,9 +372,9 @@ describe('security matrix', () => {
     })
     const emailHash = h.hasher.entity('email', 'iso.a@example.com')
     const markers = [A_USER, A_DEVICE, eventId, emailHash, 'isolation-event', '"datacenterIp":77']
-    // A webhook's own routes answer 404 to another tenant (the foreign-resource test above).
+    // GET of one resource by id (GET /v1/events/:id, a webhook's own routes) is the 404 test above; these are the listings.
     for (const r of keyedRoutes().filter(
-      (x) => x.startsWith('GET ') && !x.includes('/v1/webhooks/:webhookId'),
+      (x) => x.startsWith('GET ') && !x.endsWith('/:id') && !x.includes('/v1/webhooks/:webhookId'),
     )) {
       const c = CASES[r]!
       const url = (c.url ?? r.slice(4)).replace(':deviceId', A_DEVICE)

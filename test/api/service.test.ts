@@ -25,6 +25,12 @@ describe('service routes', () => {
     expect(sources.find((s) => s.name === 'tor')?.loaded).toBe(true)
     expect(sources.find((s) => s.name === 'datacenter')?.loaded).toBe(false)
     expect(sources.find((s) => s.name === 'disposable-email (merged)')?.loaded).toBe(true)
+    // Missing feeds are named in the checks (they leave signals unknown), and the status stays ok.
+    const feeds = res.json().checks.feeds
+    expect(feeds.status).toBe('missing')
+    expect(feeds.missing).toContain('datacenter')
+    expect(feeds.missing).not.toContain('tor')
+    expect(feeds.fix).toContain('verdict feeds update')
     // Limited per client IP like every keyless route (issue 11), so it carries the limit headers; the
     // app's default is VERDICT_KEYLESS_RATE_LIMIT's (60), the one the server runs with.
     expect(res.headers['ratelimit-limit']).toBe('60')

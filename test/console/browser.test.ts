@@ -227,6 +227,22 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
     await context.close()
   })
 
+  it('greets a first visit without a notice; a wrong password shows only its own error', async () => {
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await page.goto(`${base}/console/`)
+    await page.getByRole('heading', { name: 'Sign in to verdict' }).waitFor()
+    // The session probe's 401 means "no session yet", not "your session ended".
+    await expect(page.locator('.notice').count()).resolves.toBe(0)
+    await page.getByLabel('Email').fill('nobody@example.com')
+    await page.getByLabel('Password').fill('not-the-password')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('alert').waitFor()
+    await expect(page.locator('.notice').count()).resolves.toBe(0)
+    expect(await page.content()).not.toContain('session has ended')
+    await context.close()
+  })
+
   it('returns to sign-in when the session has expired', async () => {
     const { page, context } = await signedIn()
     h.clock.advance(SESSION_IDLE_MS + 1000)

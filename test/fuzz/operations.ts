@@ -144,7 +144,10 @@ export const SERVICE_REFUSALS: Record<string, RegExp[]> = {
   ],
   'POST /v1/lists': [/^body\.value: /],
   'POST /v1/batch/lists': [/^body\.rows\[\d+\]\.value: /],
-  'POST /v1/label': [/^send event_id, entities or both$/, /^body\.entities\.(ip|email) is not a valid/],
+  'POST /v1/label': [
+    /^send event_id, user_id, entities or a combination$/,
+    /^body\.entities\.(ip|email) is not a valid/,
+  ],
   'POST /v1/subject': [
     /^send at least one of email, phone, ip, device_id, user_id$/,
     /^body\.ip is not a valid/,

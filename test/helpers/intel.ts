@@ -13,6 +13,8 @@ const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'feeds')
 
 /** Mail domains the loopback DNS knows; every other name is NXDOMAIN (a definite "no mail server"). */
 export const DNS_ZONES: Record<string, Zone> = {
+  // The resolver canary (VERDICT_DNS_CANARY's default): it must resolve, or no "no MX" answer is believed.
+  'gmail.com': { MX: [{ preference: 5, exchange: 'gmail-smtp-in.l.google.com' }] },
   'example.com': { MX: [{ preference: 10, exchange: 'mx.example.com' }] },
   'acme-corp.com': { MX: [{ preference: 10, exchange: 'mx1.acme-corp.com' }] },
   'mailinator.com': { MX: [{ preference: 10, exchange: 'mail.mailinator.com' }] },

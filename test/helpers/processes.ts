@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { type AddressInfo, createServer } from 'node:net'
 import { join } from 'node:path'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -40,7 +41,12 @@ export function runCliAsync(
 
 export interface RunningServer {
   url: string
+  /** stdout and stderr, interleaved as they arrived. */
   logs: () => string
+  /** The structured (pino) log alone. */
+  stdout: () => string
+  /** What the server wrote to the terminal outside the structured log. */
+  stderr: () => string
   stop: () => Promise<void>
   /** Sends a signal and resolves with the exit code (null when killed by a signal). */
   signal: (sig: NodeJS.Signals) => Promise<number | null>
@@ -55,10 +61,20 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let logs = ''
+  let out = ''
+  let err = ''
   let exitCode: number | null | undefined
   child.once('exit', (code) => {
     exitCode = code
   })
+  child.stdout?.on('data', (c: Buffer) => {
+    out += c.toString()
+  })
+  child.stderr?.on('data', (c: Buffer) => {
+    err += c.toString()
+  })
+  // Below info the "listening" line is not logged: such a test passes a PORT and the health route is polled.
+  const quiet = env.LOG_LEVEL !== undefined && !['info', 'debug', 'trace'].includes(env.LOG_LEVEL)
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), 30_000)
     const onData = (chunk: Buffer) => {
@@ -71,6 +87,20 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     }
     child.stdout?.on('data', onData)
     child.stderr?.on('data', onData)
+    if (quiet) {
+      const base = `http://127.0.0.1:${env.PORT}`
+      const poll = (): void =>
+        void fetch(`${base}/v1/health`).then(
+          () => {
+            clearTimeout(timer)
+            resolve(base)
+          },
+          () => {
+            if (exitCode === undefined) setTimeout(poll, 50)
+          },
+        )
+      poll()
+    }
     child.once('exit', (code) => {
       clearTimeout(timer)
       reject(new Error(`server exited with ${code}:\n${logs}`))
@@ -79,6 +109,8 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   return {
     url,
     logs: () => logs,
+    stdout: () => out,
+    stderr: () => err,
     stop: () =>
       new Promise<void>((resolve) => {
         if (exitCode !== undefined) return resolve()
@@ -98,6 +130,23 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
       }),
     alive: () => exitCode === undefined,
   }
+}
+
+/** The API key a first start shows on the terminal (stderr), if it did. */
+export function firstStartKey(text: string): string | undefined {
+  return /^verdict: .*\b(vk_[A-Za-z0-9]{40})\b/m.exec(text)?.[1]
+}
+
+/** A TCP port free at this moment on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo
+      srv.close(() => resolve(port))
+    })
+  })
 }
 
 /** Runs an ES-module script in a child Node process; resolves with its stdout, rejects on a non-zero exit. */

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eventually } from '../helpers/app.js'
 import { LoopbackDns } from '../helpers/dns-server.js'
-import { startServer } from '../helpers/processes.js'
+import { firstStartKey, startServer } from '../helpers/processes.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'verdict-shutdown-'))
 // Mail domains whose DNS never answers: a score of one stays in flight until the DNS deadline.
@@ -16,8 +16,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const apiKeyOf = (logs: string): string =>
-  JSON.parse(logs.split('\n').find((l) => l.includes('api_key'))!).api_key
+const apiKeyOf = (logs: string): string => firstStartKey(logs)!
 
 describe('SIGTERM with scores in flight', () => {
   it('every score in flight completes and is durable; new connections are refused; exit 0', async () => {

@@ -24,7 +24,7 @@ export function SignIn({ notice, onSignedIn }: { notice: string; onSignedIn: (s:
       <h1 id="page-title" tabIndex={-1}>
         Sign in to verdict
       </h1>
-      {notice && (
+      {notice && !error && (
         <p class="notice" role="status">
           {notice}
         </p>

@@ -4,7 +4,13 @@ import { type DisposableDomains, type DisposableListInfo, getDisposableDomains }
 import { freeProviderCount, isFreeProvider } from './free-providers.js'
 import { scoreMailbox } from './gibberish.js'
 import { GIBBERISH_MODEL } from './gibberish-model.js'
-import { DEFAULT_MX_TIMEOUT_MS, MxResolver, type MxResolverOptions, type MxResult } from './mx.js'
+import {
+  DEFAULT_MX_TIMEOUT_MS,
+  MxResolver,
+  type MxResolverOptions,
+  type MxResult,
+  type ResolverHealth,
+} from './mx.js'
 import { emailRelayOf } from './relays.js'
 import { parseEmail, type RejectReason } from './syntax.js'
 
@@ -12,7 +18,7 @@ export type { AliasTrick, CanonicalEmail } from './canonical.js'
 export { canonicalizeEmail, hasPlusTag } from './canonical.js'
 export type { CatchAllResult, CatchAllStatus } from './catch-all.js'
 export type { DisposableListInfo, DisposableSource } from './disposable.js'
-export type { MxReason, MxResult, MxStatus } from './mx.js'
+export type { MxReason, MxResult, MxStatus, ResolverHealth } from './mx.js'
 export { EMAIL_RELAY_DOMAINS, emailRelayOf } from './relays.js'
 export type { ParsedEmail, RejectReason } from './syntax.js'
 export { normalizeDomain, parseEmail } from './syntax.js'
@@ -57,6 +63,10 @@ export interface EmailIntelSources {
 export interface EmailIntelligence {
   analyze(raw: string): EmailAnalysis
   mx(domain: string): Promise<MxResult>
+  /** Whether the DNS resolver can resolve the canary (probed, cached); see MxResolverOptions.canary. */
+  resolverHealth(): Promise<ResolverHealth>
+  /** The last probe's answer, without probing. */
+  lastResolverHealth(): ResolverHealth
   catchAll(domain: string): Promise<CatchAllResult>
   sources(): EmailIntelSources
 }
@@ -136,6 +146,14 @@ export class EmailIntel implements EmailIntelligence {
 
   mx(domain: string): Promise<MxResult> {
     return this.resolver.check(domain)
+  }
+
+  resolverHealth(): Promise<ResolverHealth> {
+    return this.resolver.resolverHealth()
+  }
+
+  lastResolverHealth(): ResolverHealth {
+    return this.resolver.lastResolverHealth()
   }
 
   catchAll(domain: string): Promise<CatchAllResult> {

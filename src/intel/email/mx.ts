@@ -24,6 +24,7 @@ export type MxReason =
   | 'servfail'
   | 'refused'
   | 'network_error'
+  | 'resolver_broken'
 
 export interface MxResult {
   status: MxStatus
@@ -48,7 +49,23 @@ export interface MxResolverOptions {
   /** Cache bound; the least recently used domain is dropped first. */
   maxEntries?: number
   now?: () => number
+  /**
+   * A name that must have mail servers (VERDICT_DNS_CANARY). Before a "no mail server" answer is
+   * believed, the resolver is probed with it: one that says NXDOMAIN to everything (an offline
+   * deployment) would otherwise make every business domain look mailless.
+   */
+  canary?: string
 }
+
+/** What the last canary probe said; `unknown` before the first one. */
+export interface ResolverHealth {
+  status: 'ok' | 'broken' | 'unreachable' | 'unknown'
+  canary: string
+  checkedAt: number | null
+}
+
+/** Default canary: a domain whose MX records are as certain as DNS gets. */
+export const DEFAULT_DNS_CANARY = 'gmail.com'
 
 type Outcome =
   | { ok: true; values: string[] }
@@ -101,6 +118,9 @@ export class MxResolver {
   private readonly now: () => number
   private readonly cache = new Map<string, Entry>()
   private readonly inflight = new Map<string, Promise<MxResult>>()
+  private readonly canary: string
+  private probe: { health: ResolverHealth; expires: number } | null = null
+  private probing: Promise<ResolverHealth> | null = null
 
   constructor(options: MxResolverOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_MX_TIMEOUT_MS
@@ -108,6 +128,7 @@ export class MxResolver {
     this.unknownTtlMs = Math.min(options.unknownTtlMs ?? 30_000, this.ttlMs)
     this.maxEntries = options.maxEntries ?? 10_000
     this.now = options.now ?? Date.now
+    this.canary = options.canary ?? DEFAULT_DNS_CANARY
     // One try: the timeout is the whole budget of a query, not a budget per retry.
     this.resolver = new dns.Resolver({ timeout: this.timeoutMs, tries: 1 })
     if (options.servers?.length) this.resolver.setServers(options.servers)
@@ -133,10 +154,12 @@ export class MxResolver {
     if (hit) this.cache.delete(domain)
     let pending = this.inflight.get(domain)
     if (!pending) {
-      pending = this.lookup(domain).then((result) => {
-        this.remember(domain, result)
-        return result
-      })
+      pending = this.lookup(domain)
+        .then((result) => this.confirmed(result))
+        .then((result) => {
+          this.remember(domain, result)
+          return result
+        })
       pending.finally(() => this.inflight.delete(domain)).catch(() => {})
       this.inflight.set(domain, pending)
     }
@@ -153,6 +176,38 @@ export class MxResolver {
       this.query(() => this.resolver.resolve6(host)),
     ])
     return [...(v4.ok ? v4.values : []), ...(v6.ok ? v6.values : [])]
+  }
+
+  /** The resolver's health from the canary probe, probing when the cached answer has expired. */
+  async resolverHealth(): Promise<ResolverHealth> {
+    if (this.probe && this.probe.expires > this.now()) return { ...this.probe.health }
+    this.probing ??= this.probeCanary().finally(() => {
+      this.probing = null
+    })
+    return { ...(await this.probing) }
+  }
+
+  /** The last probe's answer without probing (`unknown` before the first). */
+  lastResolverHealth(): ResolverHealth {
+    return this.probe ? { ...this.probe.health } : { status: 'unknown', canary: this.canary, checkedAt: null }
+  }
+
+  private async probeCanary(): Promise<ResolverHealth> {
+    const r = await this.query(() =>
+      this.resolver.resolveMx(this.canary).then((x) => x.map((m) => m.exchange)),
+    )
+    const status = r.ok && r.values.length ? 'ok' : !r.ok && r.kind === 'transient' ? 'unreachable' : 'broken'
+    const health: ResolverHealth = { status, canary: this.canary, checkedAt: this.now() }
+    // A working resolver is re-checked every few minutes; a broken one soon, so a repair shows quickly.
+    this.probe = { health, expires: this.now() + (status === 'ok' ? 5 * 60_000 : 30_000) }
+    return health
+  }
+
+  /** A definite "no mail server" is believed only from a resolver that can resolve the canary. */
+  private async confirmed(result: MxResult): Promise<MxResult> {
+    if (result.status !== 'none' || result.reason === 'null_mx') return result
+    const health = await this.resolverHealth()
+    return health.status === 'ok' ? result : unknown('resolver_broken')
   }
 
   private remember(domain: string, result: MxResult): void {

@@ -102,16 +102,59 @@ async function store(
   return { name, status: 'updated', entries: count, malformed: parsed.malformed, source }
 }
 
+const CAUSES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+  CERT_HAS_EXPIRED: 'TLS certificate expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed TLS certificate',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate not trusted',
+}
+
+/**
+ * What went wrong with a download, for an operator offline or behind a proxy: fetch's own message is
+ * only "fetch failed", and the cause (DNS, refused, timeout, TLS) sits in `err.cause`.
+ */
+export function describeFetchError(url: string, err: unknown, timeoutMs: number): string {
+  const e = err as Error & { cause?: { code?: string; hostname?: string; message?: string } }
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError')
+    return `download of ${url} timed out after ${timeoutMs} ms`
+  const cause = e?.cause
+  const code = cause?.code
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL') {
+    const host = cause?.hostname ?? new URL(url).hostname
+    return `download of ${url} failed: DNS lookup of ${host} failed (${code}): is there a network and a resolver?`
+  }
+  if (code) return `download of ${url} failed: ${CAUSES[code] ?? cause?.message ?? 'network error'} (${code})`
+  return `download of ${url} failed: ${cause?.message ?? e?.message ?? String(err)}`
+}
+
 /** Fetches one URL, refusing bodies over `maxBytes` (counted after decompression) without buffering them. */
 async function download(url: string, timeoutMs: number, maxBytes: number): Promise<string> {
+  try {
+    return await downloadBody(url, timeoutMs, maxBytes)
+  } catch (err) {
+    if (err instanceof FeedHttpError) throw err
+    throw new Error(describeFetchError(url, err, timeoutMs))
+  }
+}
+
+/** A refusal of ours (HTTP status, size): its message already names the URL. */
+class FeedHttpError extends Error {}
+
+async function downloadBody(url: string, timeoutMs: number, maxBytes: number): Promise<string> {
   const res = await fetch(url, {
     signal: AbortSignal.timeout(timeoutMs),
     headers: { 'user-agent': 'verdict-feeds', accept: 'text/plain, text/csv, application/json, */*' },
   })
-  const tooLarge = () => new Error(`${url} is larger than ${maxBytes} bytes (VERDICT_FEED_MAX_BYTES)`)
+  const tooLarge = () => new FeedHttpError(`${url} is larger than ${maxBytes} bytes (VERDICT_FEED_MAX_BYTES)`)
   if (!res.ok) {
     await res.body?.cancel().catch(() => {})
-    throw new Error(`HTTP ${res.status} from ${url}`)
+    throw new FeedHttpError(`HTTP ${res.status} from ${url}`)
   }
   const declared = Number(res.headers.get('content-length') ?? Number.NaN)
   if (declared > maxBytes && !res.headers.get('content-encoding')) {

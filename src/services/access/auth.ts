@@ -13,13 +13,36 @@ export interface AuthContext {
 /** API keys are high-entropy random strings, so an unkeyed SHA-256 is a sufficient one-way hash. */
 export const hashApiKey = (key: string) => sha256Hex(key)
 
-export async function authenticate(store: Store, rawKey: string): Promise<AuthContext | null> {
+/** Last-use writes per store: at most one a minute per key and process, so a busy key costs no write per request. */
+const touched = new WeakMap<Store, Map<string, number>>()
+const TOUCH_EVERY_MS = 60_000
+
+function noteUse(store: Store, keyId: string, now: number): void {
+  let seen = touched.get(store)
+  if (!seen) {
+    seen = new Map()
+    touched.set(store, seen)
+  }
+  const last = seen.get(keyId)
+  if (last !== undefined && now - last < TOUCH_EVERY_MS) return
+  if (seen.size > 10_000) seen.clear()
+  seen.set(keyId, now)
+  // Informational only: a failed write must never fail the request.
+  store.tenants.touchKey(keyId, now).catch(() => {})
+}
+
+export async function authenticate(
+  store: Store,
+  rawKey: string,
+  now: number = Date.now(),
+): Promise<AuthContext | null> {
   if (rawKey.length < 8 || rawKey.length > 200) return null
   const hash = hashApiKey(rawKey)
   const found = await store.tenants.findByKeyHash(hash)
   // The index lookup already matched; the constant-time comparison guards against any
   // collation or trailing-space surprises in the storage engine.
   if (!found || !safeEqual(found.keyHash, hash) || found.revokedMs !== null) return null
+  noteUse(store, found.keyId, now)
   return {
     tenant: found.tenant,
     keyId: found.keyId,

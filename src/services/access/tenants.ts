@@ -19,6 +19,8 @@ export interface IssuedKey {
 
 export interface NewTenant {
   name: string
+  /** Refuse the name when a tenant already has it (the CLI's default). */
+  uniqueName?: boolean
   id?: string
   shareNetwork?: boolean
   rateLimit?: number
@@ -80,6 +82,10 @@ export async function createTenant(
 ): Promise<{ tenant: Tenant } & IssuedKey> {
   const name = input.name.trim()
   if (!name) throw new TenantAdminError('tenant name must not be blank')
+  if (input.uniqueName && (await store.tenants.findByName(name)).length > 0)
+    throw new TenantAdminError(
+      `a tenant named "${name}" already exists (verdict tenants list); pass --allow-duplicate-name to create another`,
+    )
   for (const [field, v] of [
     ['rate limit', input.rateLimit],
     ['monthly quota', input.monthlyQuota],
@@ -115,7 +121,7 @@ export async function rotateKey(
     old.tenantId,
     old.kind === 'publishable' ? { publishable: { origins: old.origins ?? [] } } : {},
   )
-  await store.tenants.revokeKey(keyId, clock.now())
+  await store.tenants.revokeKey(keyId, clock.now(), next.keyId)
   return { ...next, rotatedKeyId: keyId }
 }
 

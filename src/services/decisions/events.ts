@@ -1,6 +1,8 @@
 import type { TenantContext } from '../../context.js'
+import { notFound } from '../../errors.js'
 import type { Check } from '../../scoring/types.js'
 import type { EventFilter, EventRecord } from '../../store/events/events.js'
+import { labelView } from '../network/labels.js'
 
 /** A stored event as listings show it: hashes and coarse attributes only. */
 export function eventView(e: EventRecord) {
@@ -27,7 +29,27 @@ export function eventView(e: EventRecord) {
 
 export async function listEvents(ctx: TenantContext, filter: EventFilter) {
   const { events, total } = await ctx.store.events.list(ctx.tenant.id, filter)
-  return { events: events.map(eventView), total, limit: filter.limit, offset: filter.offset }
+  const labels = await ctx.store.labels.forEvents(ctx.tenant.id, events)
+  return {
+    events: events.map((e) => ({ ...eventView(e), labels: (labels.get(e.id) ?? []).map(labelView) })),
+    total,
+    limit: filter.limit,
+    offset: filter.offset,
+  }
+}
+
+/** One event as the listing shows it, with its labels and, when it has one, its device's profile. */
+export async function getEvent(ctx: TenantContext, id: string) {
+  const e = await ctx.store.events.get(ctx.tenant.id, id)
+  if (!e) throw notFound(`event ${id} not found`)
+  const labels = (await ctx.store.labels.forEvents(ctx.tenant.id, [e])).get(e.id) ?? []
+  const device = e.resolvedDeviceId
+    ? {
+        resolvedId: e.resolvedDeviceId,
+        profile: await ctx.store.consoleReads.deviceProfile(ctx.tenant.id, e.resolvedDeviceId, e.deviceId),
+      }
+    : null
+  return { ...eventView(e), labels: labels.map(labelView), device }
 }
 
 /** Totals and average score per verdict and the top reason codes over a rolling window ending now. */

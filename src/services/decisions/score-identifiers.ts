@@ -49,6 +49,15 @@ const MX_NOT_CHECKED = Object.freeze([
   'email_mx_not_checked: the domain is not under a public suffix; email_no_mx was not evaluated',
 ])
 
+/** Why the MX answer is open: a slow DNS, or a resolver known to be broken (its canary fails). */
+function mxUnknown(ctx: RequestContext): readonly string[] {
+  const r = ctx.intel.email.lastResolverHealth()
+  if (r.status !== 'broken' && r.status !== 'unreachable') return MX_UNKNOWN
+  return [
+    `email_mx_unknown: the DNS resolver cannot resolve ${r.canary} (VERDICT_DNS_CANARY), a name that must exist, so its "no mail server" answers are not believed; email_no_mx was not evaluated`,
+  ]
+}
+
 function ipSignals(ip: IpIntelResult): IpSignals {
   return {
     asn: ip.asn,
@@ -98,7 +107,7 @@ export async function emailInput(ctx: RequestContext, raw: string): Promise<Emai
     analysis,
     hash,
     listKey,
-    warnings: mx === 'unknown' ? MX_UNKNOWN : mx === 'not_checked' ? MX_NOT_CHECKED : NONE,
+    warnings: mx === 'unknown' ? mxUnknown(ctx) : mx === 'not_checked' ? MX_NOT_CHECKED : NONE,
     signals: {
       domain: analysis.domain,
       isDisposable: analysis.isDisposable,

@@ -3,7 +3,9 @@ import { badRequest, notFound } from '../../errors.js'
 import { parseIp } from '../../intel/ip/normalize.js'
 import { addAsnBad } from '../../store/events/aggregates.js'
 import type { Work } from '../../store/index.js'
+import type { LabelFilter } from '../../store/network/labels.js'
 import type { NetworkEntity } from '../../store/network/network.js'
+import type { LabelRecord } from '../../store/privacy/privacy.js'
 import { emailKey } from '../identifiers/identifiers.js'
 import { type Idem, NO_IDEM } from '../runtime/idempotency.js'
 import { type Actor, emit } from '../webhooks/events.js'
@@ -12,6 +14,7 @@ import { networkEntities, suppressionHash } from './network.js'
 export interface LabelBody {
   label: 'fraud' | 'chargeback' | 'legit'
   event_id?: string
+  user_id?: string
   entities?: { ip?: string; email?: string; device_id?: string }
   note?: string
 }
@@ -82,15 +85,22 @@ export async function label(
     recorded = { ipHash: ev.ipHash, emailHash: ev.emailHash, deviceId: ev.deviceId, userId: ev.userId }
   }
   const given = givenIdentifiers(ctx, body.entities ?? {})
-  if (body.event_id === undefined && !given.ipHash && !given.emailHash && given.deviceId === null) {
-    throw badRequest('send event_id, entities or both')
+  if (body.user_id !== undefined) given.userId = body.user_id
+  if (
+    body.event_id === undefined &&
+    body.user_id === undefined &&
+    !given.ipHash &&
+    !given.emailHash &&
+    given.deviceId === null
+  ) {
+    throw badRequest('send event_id, user_id, entities or a combination')
   }
   // The label row: the event's identifiers, and the body's where the event has none of that kind.
   const row: Identifiers = {
     ipHash: recorded.ipHash ?? given.ipHash,
     emailHash: recorded.emailHash ?? given.emailHash,
     deviceId: recorded.deviceId ?? given.deviceId,
-    userId: recorded.userId,
+    userId: recorded.userId ?? given.userId,
   }
   const shareable = networkEntities(ctx.hasher, recorded)
   const local = unique([...shareable, ...networkEntities(ctx.hasher, given)])
@@ -101,18 +111,32 @@ export async function label(
   const already = contributes ? await ctx.store.privacy.suppressed(ctx.tenant.id, hashes) : new Set<string>()
 
   const { store, tenant, hasher } = ctx
+  const target = {
+    eventId: body.event_id ?? null,
+    userId: body.event_id === undefined ? (body.user_id ?? null) : null,
+  }
   const answer = (r: Recorded) => ({
     label_id: String(r.id),
     label: body.label,
     event_id: body.event_id ?? null,
+    user_id: row.userId,
     network: { shared: tenant.shareNetwork, contributed: r.contributed.map((e) => e.kind) },
     suppressed: [...new Set(r.suppressed.map((e) => e.kind))],
   })
   let queued = 0
   const out = await store.db.tx(function* () {
     yield* idem.claim(now)
-    const recorded = yield* record()
-    queued = yield* emitLabel(recorded.id)
+    // The same label on the same event (or user) again is the same label: nothing more is recorded.
+    const same =
+      target.eventId !== null || target.userId !== null
+        ? yield* store.labels.same(tenant.id, target, body.label)
+        : undefined
+    let recorded: Recorded
+    if (same !== undefined) recorded = { id: same, contributed: [], suppressed: [] }
+    else {
+      recorded = yield* record()
+      queued = yield* emitLabel(recorded.id)
+    }
     const answered = answer(recorded)
     yield* idem.complete(answered)
     return answered
@@ -174,4 +198,69 @@ export async function label(
     })
     return { id, contributed, suppressed: [] }
   }
+}
+
+/** Labels as the API shows them: the target, never an identifier hash. */
+export function labelView(l: LabelRecord) {
+  return {
+    label_id: String(l.id),
+    label: l.label,
+    event_id: l.eventId,
+    user_id: l.userId,
+    note: l.note,
+    created_ms: l.createdMs,
+  }
+}
+
+export async function listLabels(ctx: TenantContext, filter: LabelFilter) {
+  const { labels, total } = await ctx.store.labels.list(ctx.tenant.id, filter)
+  return { labels: labels.map(labelView), total, limit: filter.limit, offset: filter.offset }
+}
+
+/**
+ * Withdraws a label. The flags it put in the operator network go with it, and each of those entities
+ * is recorded in the suppression audit (`withdraw`), so this tenant never contributes it again and a
+ * restore from an older backup can be told about it. A legit label's local suppressions stay: they
+ * only ever lowered this tenant's own risk.
+ */
+export async function withdrawLabel(ctx: TenantContext, rawId: string) {
+  const id = /^\d{1,15}$/.test(rawId) ? Number(rawId) : Number.NaN
+  const found = Number.isSafeInteger(id) ? await ctx.store.labels.get(ctx.tenant.id, id) : undefined
+  if (!found) throw notFound(`label ${rawId} not found`)
+  const now = ctx.clock.now()
+  const { store, tenant, hasher } = ctx
+  let queued = 0
+  const removed = await store.db.tx(function* () {
+    if (!(yield* store.labels.remove(tenant.id, id))) return null
+    const flags = found.eventId ? yield* store.network.removeFlags(tenant.id, found.eventId, found.label) : []
+    yield* store.privacy.addSuppressions(
+      tenant.id,
+      flags.map((e) => ({
+        action: 'withdraw' as const,
+        entityType: e.kind,
+        valueHash: suppressionHash(hasher, e),
+        eventId: found.eventId,
+        createdMs: now,
+      })),
+    )
+    // `label.withdrawn` commits with the withdrawal (the outbox), named by ids only.
+    const data = {
+      label_id: String(found.id),
+      label: found.label,
+      event_id: found.eventId,
+      user_id: found.userId,
+    }
+    const subject = {
+      eventId: found.eventId,
+      userId: found.userId,
+      ipHash: found.ipHash,
+      emailHash: found.emailHash,
+      deviceId: found.deviceId,
+    }
+    queued = yield* emit(store.webhookOutbox, tenant.id, now, 'label.withdrawn', data, subject)
+    return flags
+  })
+  if (queued > 0) ctx.webhooks.nudge()
+  if (removed === null) throw notFound(`label ${rawId} not found`)
+  return { ...labelView(found), withdrawn: true, network: { withdrawn: removed.map((e) => e.kind) } }
 }

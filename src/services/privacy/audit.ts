@@ -55,7 +55,7 @@ export function parseAuditFile(text: string, hasher: Hasher): AuditFile {
   for (const r of body.rows) {
     const ok =
       typeof r?.tenantId === 'string' &&
-      (r.action === 'forget' || r.action === 'legit') &&
+      (r.action === 'forget' || r.action === 'legit' || r.action === 'withdraw') &&
       typeof r.entityType === 'string' &&
       typeof r.valueHash === 'string' &&
       (r.eventId === null || typeof r.eventId === 'string') &&

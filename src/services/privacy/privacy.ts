@@ -165,7 +165,12 @@ export async function forgetSubject(ctx: TenantContext, body: SubjectBody, idem:
   const { store, tenant, hasher } = ctx
   const storageNow = () => (store.compaction.needed ? 'pending' : 'reclaimed')
   const answer = (deleted: ErasedCounts, storage: 'reclaimed' | 'pending') => ({
-    deleted,
+    // `list_entries` is the name /v1/subject uses; `listEntries` stays until v2 (docs/api-conventions.md).
+    deleted: (({ idempotentResponses, ...rest }) => ({
+      ...rest,
+      list_entries: deleted.listEntries,
+      idempotent_responses: idempotentResponses,
+    }))(deleted),
     suppressions: entities.length,
     storage,
   })

@@ -16,6 +16,10 @@ export interface ApiKeyRecord {
   prefix: string
   createdMs: number
   revokedMs: number | null
+  /** When it last authenticated a request (to the minute); null: never, or before this was recorded. */
+  lastUsedMs?: number | null
+  /** Set when it was revoked by a rotation: the key that replaced it. */
+  replacedBy?: string | null
   /** 'publishable' keys (pk_…) work only on the beacon, only from `origins`. */
   kind?: KeyKind
   origins?: string[]
@@ -40,6 +44,8 @@ interface KeyRow {
   revoked_ms: number | null
   kind: KeyKind
   origins: string | null
+  last_used_ms: number | null
+  replaced_by: string | null
 }
 
 const parseOrigins = (v: string | null): string[] => (v ? (JSON.parse(v) as string[]) : [])
@@ -61,6 +67,8 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
   revokedMs: r.revoked_ms === null ? null : Number(r.revoked_ms),
   kind: r.kind === 'publishable' ? 'publishable' : 'secret',
   origins: parseOrigins(r.origins),
+  lastUsedMs: r.last_used_ms === null ? null : Number(r.last_used_ms),
+  replacedBy: r.replaced_by,
 })
 
 const TENANT_COLS = 'id, name, share_network, rate_limit, monthly_quota, created_ms'
@@ -140,7 +148,7 @@ export class TenantStore {
 
   async getKey(id: string): Promise<ApiKeyRecord | undefined> {
     const r = await this.db.get<KeyRow>(
-      'SELECT id, tenant_id, prefix, created_ms, revoked_ms, kind, origins FROM api_keys WHERE id = ?',
+      'SELECT id, tenant_id, prefix, created_ms, revoked_ms, kind, origins, last_used_ms, replaced_by FROM api_keys WHERE id = ?',
       [id],
     )
     return r ? toKey(r) : undefined
@@ -148,19 +156,33 @@ export class TenantStore {
 
   async listKeys(tenantId: string): Promise<ApiKeyRecord[]> {
     const rows = await this.db.all<KeyRow>(
-      'SELECT id, tenant_id, prefix, created_ms, revoked_ms, kind, origins FROM api_keys WHERE tenant_id = ? ORDER BY created_ms, id',
+      'SELECT id, tenant_id, prefix, created_ms, revoked_ms, kind, origins, last_used_ms, replaced_by FROM api_keys WHERE tenant_id = ? ORDER BY created_ms, id',
       [tenantId],
     )
     return rows.map(toKey)
   }
 
-  revokeKey(id: string, nowMs: number): Promise<boolean> {
+  /** Records that a key authenticated a request (informational: no cache depends on it). */
+  async touchKey(id: string, nowMs: number): Promise<void> {
+    await this.db.run('UPDATE api_keys SET last_used_ms = ? WHERE id = ?', [nowMs, id])
+  }
+
+  async findByName(name: string): Promise<Tenant[]> {
+    return (
+      await this.db.all<TenantRow>(
+        `SELECT ${TENANT_COLS} FROM tenants WHERE name = ? ORDER BY created_ms, id`,
+        [name],
+      )
+    ).map(toTenant)
+  }
+
+  revokeKey(id: string, nowMs: number, replacedBy: string | null = null): Promise<boolean> {
     const inv = this.inv
     return this.db.tx(function* () {
-      const n = yield* q.run('UPDATE api_keys SET revoked_ms = ? WHERE id = ? AND revoked_ms IS NULL', [
-        nowMs,
-        id,
-      ])
+      const n = yield* q.run(
+        'UPDATE api_keys SET revoked_ms = ?, replaced_by = ? WHERE id = ? AND revoked_ms IS NULL',
+        [nowMs, replacedBy, id],
+      )
       yield* inv.touch('keys')
       return n > 0
     })

@@ -64,6 +64,17 @@ export class UsageStore {
     return Number(row?.used ?? 0)
   }
 
+  /** The last reading this process saw (read once from the database when it has none), for headers. */
+  async peek(tenantId: string, period: string): Promise<number> {
+    const key = `${tenantId}\u0000${period}`
+    const seen = this.seen.get(key)
+    if (seen !== undefined) return seen
+    const used = await this.used(tenantId, period)
+    if (this.seen.size > 100_000) this.seen.clear()
+    if (!this.seen.has(key)) this.seen.set(key, used)
+    return used
+  }
+
   async used(tenantId: string, period: string): Promise<number> {
     const row = await this.db.get<{ used: number }>(READ, [tenantId, period])
     return Number(row?.used ?? 0)

@@ -78,6 +78,8 @@ export interface EventFilter {
   q?: string
   /** Only events this reason code fired on. */
   reason?: string
+  /** Only events of exactly this user id. */
+  userId?: string
   /** Only events created at or after / before these times. */
   sinceMs?: number
   untilMs?: number
@@ -229,6 +231,10 @@ export class EventStore {
     if (f.untilMs !== undefined) {
       where.push('created_ms < ?')
       params.push(f.untilMs)
+    }
+    if (f.userId !== undefined) {
+      where.push('user_id = ?')
+      params.push(f.userId)
     }
     if (f.q) {
       where.push("(LOWER(user_id) LIKE ? ESCAPE '\\' OR LOWER(device_id) LIKE ? ESCAPE '\\')")

@@ -67,6 +67,22 @@ export class NetworkStore {
     if (entities.length) yield* this.inv.touch('flags')
   }
 
+  /** Removes the flags this tenant's label on this event contributed; returns the entities they named. */
+  *removeFlags(tenantId: string, eventId: string, label: string): Work<NetworkEntity[]> {
+    const rows = yield* q.all<{ entity_kind: string; value_hash: string }>(
+      'SELECT entity_kind, value_hash FROM network_flags WHERE tenant_id = ? AND event_id = ? AND label = ?',
+      [tenantId, eventId, label],
+    )
+    if (rows.length === 0) return []
+    yield* q.run('DELETE FROM network_flags WHERE tenant_id = ? AND event_id = ? AND label = ?', [
+      tenantId,
+      eventId,
+      label,
+    ])
+    yield* this.inv.touch('flags')
+    return rows.map((r) => ({ kind: r.entity_kind, valueHash: r.value_hash }) as NetworkEntity)
+  }
+
   /** Whether the network holds any flag at all (a fresh deployment holds none). */
   async anyFlags(): Promise<boolean> {
     return (await this.flags.get('all', () => this.loadFlags())).size > 0

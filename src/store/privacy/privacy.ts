@@ -6,7 +6,8 @@ import { ipAccountPairsOf, rederiveIpAccounts } from '../events/ip-accounts.js'
 import { LOOKUP_COLUMNS, type LookupRow, toLookupRecord } from '../events/lookups.js'
 import { eraseMessages } from '../webhooks/outbox.js'
 
-export type SuppressionAction = 'forget' | 'legit'
+/** `withdraw`: a label that had flagged these entities in the operator network was withdrawn. */
+export type SuppressionAction = 'forget' | 'legit' | 'withdraw'
 
 export interface Suppression {
   action: SuppressionAction
@@ -136,7 +137,9 @@ export class PrivacyStore {
       event_id: string | null
       created_ms: number
     }>(
-      `SELECT action, entity_type, value_hash, event_id, created_ms FROM suppressions WHERE tenant_id = ?
+      // The spec's audit holds forgets and legit labels; label withdrawals stay in the table (backups).
+      `SELECT action, entity_type, value_hash, event_id, created_ms FROM suppressions
+        WHERE tenant_id = ? AND action IN ('forget', 'legit')
         ORDER BY created_ms DESC, id DESC LIMIT ?`,
       [tenantId, limit],
     )

@@ -530,4 +530,13 @@ CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_ms);
 CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, created_ms);
 `,
   },
+  {
+    version: 22,
+    name: 'key last use and rotation',
+    // last_used_ms is written at most once a minute per key and node (services/access/auth.ts).
+    sql: `
+ALTER TABLE api_keys ADD COLUMN last_used_ms BIGINT;
+ALTER TABLE api_keys ADD COLUMN replaced_by TEXT;
+`,
+  },
 ]

@@ -29,7 +29,7 @@ beforeAll(() => dns.start())
 afterAll(() => dns.stop())
 
 function resolver(extra: { now?: () => number; timeoutMs?: number; maxEntries?: number } = {}): MxResolver {
-  return new MxResolver({ servers: [dns.server], timeoutMs: 400, ...extra })
+  return new MxResolver({ servers: [dns.server], timeoutMs: 400, canary: 'mx.example.net', ...extra })
 }
 
 describe('MxResolver against a loopback DNS server', () => {
