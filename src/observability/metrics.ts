@@ -15,7 +15,12 @@ export interface MetricsSources {
   sources(): readonly { name: string; kind: string; dataDate: string | null }[]
   now(): number
   /** The webhook outbox across tenants (docs/webhooks.md), read from the database at scrape time. */
-  webhooks?(): Promise<{ delivered: number; failed: number; retrying: number; oldestUndeliveredSeconds: number }>
+  webhooks?(): Promise<{
+    delivered: number
+    failed: number
+    retrying: number
+    oldestUndeliveredSeconds: number
+  }>
 }
 
 export interface MetricsOptions {

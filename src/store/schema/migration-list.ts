@@ -530,4 +530,14 @@ CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_ms);
 CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, created_ms);
 `,
   },
+  {
+    version: 22,
+    name: 'list entry expiry and notes',
+    // The purge job reads entries by expiry; entries without one are not in the index.
+    sql: `
+ALTER TABLE list_entries ADD COLUMN expires_ms BIGINT;
+ALTER TABLE list_entries ADD COLUMN note TEXT;
+CREATE INDEX list_entries_expiry ON list_entries (expires_ms) WHERE expires_ms IS NOT NULL;
+`,
+  },
 ]
