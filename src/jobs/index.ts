@@ -4,6 +4,7 @@ import { consoleSessionExpiryJob } from './console-session-expiry.js'
 import { feedReloadJob } from './feed-reload.js'
 import { idempotencyExpiryJob } from './idempotency-expiry.js'
 import { ja4SignaturesCacheJob, ja4SignaturesJob } from './ja4-signatures.js'
+import { listExpiryJob } from './list-expiry.js'
 import { retentionJob } from './retention.js'
 import { storageCompactionJob } from './storage-compaction.js'
 import { trapRetentionJob } from './trap-retention.js'
@@ -33,5 +34,6 @@ export function backgroundJobs(settings: { feedsReloadMs: number; retentionDays:
     consoleSessionExpiryJob,
     velocityTrimJob,
     webhookRetentionJob,
+    listExpiryJob,
   ]
 }

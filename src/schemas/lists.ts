@@ -10,6 +10,13 @@ export const ListEntryInput = Strict({
     maxLength: 320,
     description: 'the entity; email and ip are stored hashed',
   }),
+  expires_ms: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description: 'when the entry stops matching (ms since the epoch, in the future); a job then deletes it',
+    }),
+  ),
+  note: Type.Optional(Type.String({ maxLength: 500, description: 'your note (why it is listed)' })),
 })
 
 export const ListEntryView = Type.Object({
@@ -19,6 +26,8 @@ export const ListEntryView = Type.Object({
   hint: Type.String({ description: 'masked form for email and ip; the value itself for device and user' }),
   value: Type.Optional(Type.String()),
   createdMs: Type.Integer(),
+  expires_ms: Type.Optional(Type.Integer({ description: 'when it stops matching; absent: never' })),
+  note: Type.Optional(Type.String()),
 })
 
 export const ListQuery = Strict({

@@ -258,6 +258,7 @@ describe('the job registry', () => {
       'console-session-expiry',
       'velocity-trim',
       'webhook-retention',
+      'list-expiry',
     ])
     for (const j of jobs) {
       expect(j.reads.length, j.name).toBeGreaterThan(0)

@@ -86,10 +86,14 @@ describe.each<Engine>(['sqlite', 'postgres'])('store on %s', (engine) => {
       expect(again.id).toBe(e1.id)
       expect(again.createdMs).toBe(5)
       await addEntry('b', { list: 'allow', type: 'email', valueKey: 'h1', hint: 'jo***@x.com' }, 7)
-      const matchA = await store.lists.match('a', [
-        { type: 'email', valueKey: 'h1' },
-        { type: 'ip', valueKey: 'nope' },
-      ])
+      const matchA = await store.lists.match(
+        'a',
+        [
+          { type: 'email', valueKey: 'h1' },
+          { type: 'ip', valueKey: 'nope' },
+        ],
+        10,
+      )
       expect(matchA.map((e) => e.list)).toEqual(['block'])
       expect(await store.lists.remove('b', e1.id)).toBeUndefined()
       expect((await store.lists.remove('a', e1.id))?.id).toBe(e1.id)

@@ -97,7 +97,7 @@ export async function prepareEvent(
   const zone = present(body.timezone)
   const now = ctx.clock.now()
   const [matches, stored, device, network, beacon] = await Promise.all([
-    ctx.store.lists.match(ctx.tenant.id, listKeys),
+    ctx.store.lists.match(ctx.tenant.id, listKeys, now),
     storedConfig ? Promise.resolve(storedConfig) : ctx.store.config.cached(ctx.tenant.id),
     resolveDevice(ctx, { fingerprint: deviceId, token: present(body.device_token), ip: lookup }),
     gatherNetwork(ctx, attributes, now),

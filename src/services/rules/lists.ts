@@ -13,6 +13,9 @@ export interface ListInput {
   list: ListName
   type: ListedKind
   value: string
+  /** When the entry stops matching (ms since the epoch); absent: never. */
+  expires_ms?: number
+  note?: string
 }
 
 /**
@@ -50,6 +53,8 @@ export interface ListEntryView {
   hint: string
   createdMs: number
   value?: string
+  expires_ms?: number
+  note?: string
 }
 
 /** Email and ip entries show only their hint; device and user entries show their value. */
@@ -63,38 +68,82 @@ export function viewEntry(e: ListEntry, echo?: string): ListEntryView {
   }
   if (echo !== undefined) v.value = echo
   else if (e.type === 'device' || e.type === 'user') v.value = e.valueKey
+  if (e.expiresMs !== null) v.expires_ms = e.expiresMs
+  if (e.note !== null) v.note = e.note
   return v
 }
 
 function toNew(ctx: TenantContext, input: ListInput, field: string): NewListEntry {
   const key = listKey(ctx.hasher, input.type, input.value)
   if (typeof key === 'string') throw badRequest(`${field}: ${key}`)
-  return { list: input.list, type: input.type, ...key }
+  if (input.expires_ms !== undefined && input.expires_ms <= ctx.clock.now())
+    throw badRequest(`${field.replace(/\.value$/, '')}.expires_ms must be in the future`)
+  return {
+    list: input.list,
+    type: input.type,
+    ...key,
+    expiresMs: input.expires_ms ?? null,
+    note: input.note?.trim() || null,
+  }
+}
+
+/** The outbox hook of a list change: the message commits with the change. */
+function listEvent(
+  ctx: Pick<TenantContext, 'store' | 'webhooks'> & { tenant: { id: string } },
+  type: 'list.entry_added' | 'list.entry_removed',
+  nowMs: number,
+) {
+  const counter = { queued: 0 }
+  const hook = function* (e: ListEntry): Work<void> {
+    counter.queued += yield* emitListEvent(ctx.store, ctx.tenant.id, type, nowMs, e)
+  }
+  return { hook, nudge: () => counter.queued > 0 && ctx.webhooks.nudge() }
 }
 
 /**
- * The outbox hook of a list change: the message commits with the change. Email and ip entries are
- * named by their keyed hash, device and user entries by the caller's own identifier.
+ * One list change's message in the outbox. Email and ip entries are named by their keyed hash, device
+ * and user entries by the caller's own identifier.
  */
-function listEvent(ctx: TenantContext, type: 'list.entry_added' | 'list.entry_removed', nowMs: number) {
-  const counter = { queued: 0 }
-  const hook = function* (e: ListEntry): Work<void> {
-    const hashed = e.type === 'email' || e.type === 'ip'
-    const data = {
-      entry_id: String(e.id),
-      list: e.list,
-      type: e.type,
-      ...(hashed ? { value_hash: e.valueKey } : { value: e.valueKey }),
-    }
-    const subject = {
-      emailHash: e.type === 'email' ? e.valueKey : null,
-      ipHash: e.type === 'ip' ? e.valueKey : null,
-      deviceId: e.type === 'device' ? e.valueKey : null,
-      userId: e.type === 'user' ? e.valueKey : null,
-    }
-    counter.queued += yield* emit(ctx.store.webhookOutbox, ctx.tenant.id, nowMs, type, data, subject)
+function* emitListEvent(
+  store: TenantContext['store'],
+  tenantId: string,
+  type: 'list.entry_added' | 'list.entry_removed' | 'list.entry_expired',
+  nowMs: number,
+  e: ListEntry,
+): Work<number> {
+  const hashed = e.type === 'email' || e.type === 'ip'
+  const data = {
+    entry_id: String(e.id),
+    list: e.list,
+    type: e.type,
+    ...(hashed ? { value_hash: e.valueKey } : { value: e.valueKey }),
   }
-  return { hook, nudge: () => counter.queued > 0 && ctx.webhooks.nudge() }
+  const subject = {
+    emailHash: e.type === 'email' ? e.valueKey : null,
+    ipHash: e.type === 'ip' ? e.valueKey : null,
+    deviceId: e.type === 'device' ? e.valueKey : null,
+    userId: e.type === 'user' ? e.valueKey : null,
+  }
+  return yield* emit(store.webhookOutbox, tenantId, nowMs, type, data, subject)
+}
+
+/**
+ * Deletes the list entries whose expiry passed (they stopped matching then already), each with its
+ * `list.entry_expired` message in the same transaction. Run by the list-expiry job.
+ */
+export async function expireListEntries(ctx: {
+  store: TenantContext['store']
+  clock: TenantContext['clock']
+}) {
+  const now = ctx.clock.now()
+  let total = 0
+  for (;;) {
+    const n = await ctx.store.lists.expire(now, (tenantId, e) =>
+      emitListEvent(ctx.store, tenantId, 'list.entry_expired', now, e),
+    )
+    total += n
+    if (n < 500) return total
+  }
 }
 
 export async function addListEntry(ctx: TenantContext, input: ListInput): Promise<ListEntryView> {

@@ -19,6 +19,10 @@ export interface ListEntry {
   /** Safe display form: masked for email and ip. */
   hint: string
   createdMs: number
+  /** When the entry stops matching (ms); null: never. */
+  expiresMs: number | null
+  /** The operator's note; null when none. */
+  note: string | null
 }
 
 export interface NewListEntry {
@@ -26,6 +30,8 @@ export interface NewListEntry {
   type: ListedKind
   valueKey: string
   hint: string
+  expiresMs?: number | null
+  note?: string | null
 }
 
 interface Row {
@@ -35,6 +41,8 @@ interface Row {
   value_key: string
   hint: string
   created_ms: number
+  expires_ms: number | null
+  note: string | null
 }
 
 const toEntry = (r: Row): ListEntry => ({
@@ -44,12 +52,17 @@ const toEntry = (r: Row): ListEntry => ({
   valueKey: r.value_key,
   hint: r.hint,
   createdMs: Number(r.created_ms),
+  expiresMs: r.expires_ms === null ? null : Number(r.expires_ms),
+  note: r.note,
 })
+
+/** Whether an entry still matches at `nowMs`: an expired one stops at once, before the job purges it. */
+export const live = (e: ListEntry, nowMs: number) => e.expiresMs === null || e.expiresMs > nowMs
 
 /** Work a change of the list does in its own transaction. */
 export type ListHook = (entry: ListEntry) => Work<unknown>
 
-const COLS = 'id, list, type, value_key, hint, created_ms'
+const COLS = 'id, list, type, value_key, hint, created_ms, expires_ms, note'
 
 /** A tenant's whole list, indexed by (type, key): scoring matches in memory. */
 type ListIndex = Map<string, ListEntry[]>
@@ -71,9 +84,10 @@ export class ListStore {
    */
   *add(tenantId: string, e: NewListEntry, nowMs: number, onAdded?: ListHook): Work<ListEntry> {
     const created = yield* q.run(
-      `INSERT INTO list_entries (tenant_id, list, type, value_key, hint, created_ms) VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO list_entries (tenant_id, list, type, value_key, hint, created_ms, expires_ms, note)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (tenant_id, list, type, value_key) DO NOTHING`,
-      [tenantId, e.list, e.type, e.valueKey, e.hint, nowMs],
+      [tenantId, e.list, e.type, e.valueKey, e.hint, nowMs, e.expiresMs ?? null, e.note ?? null],
     )
     const row = yield* q.get<Row>(
       `SELECT ${COLS} FROM list_entries WHERE tenant_id = ? AND list = ? AND type = ? AND value_key = ?`,
@@ -133,16 +147,46 @@ export class ListStore {
     })
   }
 
-  /** Entries of this tenant matching any of the given (type, key) pairs, from the tenant's cached index. */
-  async match(tenantId: string, keys: readonly ListKey[]): Promise<ListEntry[]> {
+  /**
+   * Entries of this tenant matching any of the given (type, key) pairs at `nowMs`, from the tenant's
+   * cached index; entries past their expiry never match, whether or not the purge job ran yet.
+   */
+  async match(tenantId: string, keys: readonly ListKey[], nowMs: number): Promise<ListEntry[]> {
     if (keys.length === 0) return []
     const index = await this.cache.get(tenantId, () => this.load(tenantId))
     const out: ListEntry[] = []
     for (const k of keys) {
       const hit = index.get(indexKey(k.type, k.valueKey))
-      if (hit) out.push(...hit)
+      if (hit) for (const e of hit) if (live(e, nowMs)) out.push(e)
     }
     return out
+  }
+
+  /**
+   * Deletes up to `limit` entries (of every tenant) whose expiry has passed, oldest expiry first, in one
+   * transaction; `onExpired` runs in it for each (the webhook outbox). Returns how many went.
+   */
+  expire(
+    nowMs: number,
+    onExpired: (tenantId: string, e: ListEntry) => Work<unknown>,
+    limit = 500,
+  ): Promise<number> {
+    const inv = this.inv
+    return this.db.tx(function* () {
+      const rows = yield* q.all<Row & { tenant_id: string }>(
+        `SELECT tenant_id, ${COLS} FROM list_entries
+          WHERE expires_ms IS NOT NULL AND expires_ms <= ? ORDER BY expires_ms LIMIT ?`,
+        [nowMs, limit],
+      )
+      const tenants = new Set<string>()
+      for (const r of rows) {
+        yield* q.run('DELETE FROM list_entries WHERE tenant_id = ? AND id = ?', [r.tenant_id, r.id])
+        yield* onExpired(r.tenant_id, toEntry(r))
+        tenants.add(r.tenant_id)
+      }
+      for (const t of tenants) yield* inv.touch(`lists:${t}`)
+      return rows.length
+    })
   }
 
   private async load(tenantId: string): Promise<ListIndex> {

@@ -539,4 +539,14 @@ ALTER TABLE api_keys ADD COLUMN last_used_ms BIGINT;
 ALTER TABLE api_keys ADD COLUMN replaced_by TEXT;
 `,
   },
+  {
+    version: 23,
+    name: 'list entry expiry and notes',
+    // The purge job reads entries by expiry; entries without one are not in the index.
+    sql: `
+ALTER TABLE list_entries ADD COLUMN expires_ms BIGINT;
+ALTER TABLE list_entries ADD COLUMN note TEXT;
+CREATE INDEX list_entries_expiry ON list_entries (expires_ms) WHERE expires_ms IS NOT NULL;
+`,
+  },
 ]
