@@ -139,7 +139,15 @@ describe('answers serialised by schema lose nothing', () => {
       suppressed: [],
     })
     expect(await post('/v1/forget', { user_id: 'responses-user-2' })).toEqual({
-      deleted: { events: 1, lookups: 0, list_entries: 0, listEntries: 0, labels: 1, observations: 0 },
+      deleted: {
+        events: 1,
+        lookups: 0,
+        list_entries: 0,
+        listEntries: 0,
+        labels: 1,
+        observations: 0,
+        idempotent_responses: 0,
+      },
       suppressions: 1,
       storage: 'reclaimed',
     })
