@@ -1,6 +1,6 @@
 import type { Intel } from '../intel/index.js'
 import type { Ja4Signatures } from '../services/devices/ja4-signatures.js'
-import type { AsnRates } from '../services/network/network.js'
+import type { AsnRates } from '../services/network/asn-rates.js'
 import type { Store } from '../store/index.js'
 import type { Clock } from '../util/clock.js'
 

@@ -24,7 +24,7 @@ import {
   emailCheck,
   ipCheck,
   phoneCheck,
-} from '../services/identifiers/checks.js'
+} from '../services/identifiers/identifier-checks.js'
 import type { App } from './types.js'
 
 export function registerCheckRoutes(app: App): void {

@@ -8,8 +8,8 @@ import {
   SimulateRequest,
   Simulation,
 } from '../schemas/config.js'
-import { getConfig, listConfigVersions, updateConfig } from '../services/rules/config.js'
 import { simulateConfig } from '../services/rules/simulate.js'
+import { getConfig, listConfigVersions, updateConfig } from '../services/rules/tenant-config.js'
 import { digits } from '../util/query.js'
 import type { App } from './types.js'
 

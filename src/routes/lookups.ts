@@ -1,7 +1,7 @@
 import { tenantContext } from '../context.js'
 import { LookupsPage, LookupsQuery } from '../schemas/checks.js'
 import { errors } from '../schemas/common.js'
-import { listLookups } from '../services/identifiers/checks.js'
+import { listLookups } from '../services/identifiers/identifier-checks.js'
 import { digits } from '../util/query.js'
 import type { App } from './types.js'
 

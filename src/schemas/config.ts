@@ -6,7 +6,7 @@ import {
   WEIGHT_KEYS,
   type WeightKey,
   type Weights,
-} from '../scoring/config.js'
+} from '../scoring/tenant-config.js'
 import { Digits, Nullable, StrEnum, Strict } from './common.js'
 
 const value = () => Type.Number({ minimum: 0, maximum: 100 })

@@ -1,9 +1,9 @@
-import type { WeightKey } from './config.js'
+import type { WeightKey } from './tenant-config.js'
 
 /**
  * Every reason code the engine knows, with what the rest of the service needs to know about it:
  * - `family`: the `check` name its firings carry;
- * - `weightKey`: the tenant-configurable weight(s) it uses, one per tier (defaults in `config.ts`), and
+ * - `weightKey`: the tenant-configurable weight(s) it uses, one per tier (defaults in `tenant-config.ts`), and
  *   `bonus`, added to a corroborated firing; or `fixedWeight`: our own weight(s), one per tier;
  * - `description`: a fixed phrase written by us, the only prose about a code that reaches an AI model
  *   (check messages never do: they interpolate caller-derived strings);

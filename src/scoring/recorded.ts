@@ -1,5 +1,5 @@
 import { currentSession } from './checks/device.js'
-import type { ScoringConfig } from './config.js'
+import type { ScoringConfig } from './tenant-config.js'
 import type { DeviceHistory, DevicePoint, EngineInput } from './types.js'
 
 /**

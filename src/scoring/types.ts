@@ -1,9 +1,9 @@
 import type { ListedKind } from '../util/entities.js'
-import type { ScoringConfig } from './config.js'
-import type { NetworkSignals } from './network.js'
+import type { NetworkSignals } from './network-signals.js'
 import type { ReasonCode, ReasonFamily } from './reasons.js'
 import type { RuleFacts } from './rules/facts.js'
 import type { CustomReason } from './rules/types.js'
+import type { ScoringConfig } from './tenant-config.js'
 
 import type { Verdict } from './verdict.js'
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ExplanationInput } from '../../src/ai/index.js'
-import { effectiveConfig } from '../../src/scoring/config.js'
 import { score } from '../../src/scoring/engine.js'
 import { templateExplanation } from '../../src/scoring/explain.js'
+import { effectiveConfig } from '../../src/scoring/tenant-config.js'
 import {
   envFor,
   explainerFor,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { ASN_MIN_EVENTS } from '../../src/services/network/network.js'
+import { ASN_MIN_EVENTS } from '../../src/services/network/asn-rates.js'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
 
 // Comcast (AS7922) and Deutsche Telekom (AS3320) addresses the bundled ASN data knows.

@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, THRESHOLD_KEYS, WEIGHT_KEYS } from '../../src/scoring/config.js'
+import {
+  DEFAULT_THRESHOLDS,
+  DEFAULT_WEIGHTS,
+  THRESHOLD_KEYS,
+  WEIGHT_KEYS,
+} from '../../src/scoring/tenant-config.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { networkWeight } from '../../src/scoring/network.js'
+import { networkWeight } from '../../src/scoring/network-signals.js'
 import { build, type Harness, TEST_SECRET, type TestTenant } from '../helpers/build.js'
 import { runCli } from '../helpers/processes.js'
 

@@ -9,10 +9,10 @@ import {
   ipCheck,
   listLookups,
   phoneCheck,
-} from '../../src/services/identifiers/checks.js'
+} from '../../src/services/identifiers/identifier-checks.js'
 import { exportSubject, listSuppressions } from '../../src/services/privacy/privacy.js'
-import { getConfig } from '../../src/services/rules/config.js'
 import { listEntries } from '../../src/services/rules/lists.js'
+import { getConfig } from '../../src/services/rules/tenant-config.js'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
 import { testIntel } from '../helpers/intel.js'
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS } from '../../src/scoring/config.js'
 import { score } from '../../src/scoring/engine.js'
 import { inRollout } from '../../src/scoring/rules/apply.js'
 import type { RuleSpec } from '../../src/scoring/rules/types.js'
+import { DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS } from '../../src/scoring/tenant-config.js'
 import type { EngineInput } from '../../src/scoring/types.js'
 import { compileRules, RULE_LIMITS } from '../../src/services/rules/compile.js'
 

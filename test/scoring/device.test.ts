@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { currentSession, SESSION_GAP_MS } from '../../src/scoring/checks/device.js'
-import { effectiveConfig } from '../../src/scoring/config.js'
 import { score } from '../../src/scoring/engine.js'
+import { effectiveConfig } from '../../src/scoring/tenant-config.js'
 import type { ConnectionClass, DeviceHistory, DevicePoint } from '../../src/scoring/types.js'
 import { input } from './fixtures.js'
 

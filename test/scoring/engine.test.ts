@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { effectiveConfig } from '../../src/scoring/config.js'
 import { score, verdictFor } from '../../src/scoring/engine.js'
 import { templateExplanation } from '../../src/scoring/explain.js'
+import { effectiveConfig } from '../../src/scoring/tenant-config.js'
 import type { EngineInput } from '../../src/scoring/types.js'
 import { input, residential } from './fixtures.js'
 

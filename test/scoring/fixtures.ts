@@ -1,4 +1,4 @@
-import { effectiveConfig } from '../../src/scoring/config.js'
+import { effectiveConfig } from '../../src/scoring/tenant-config.js'
 import type { EngineInput, IpSignals } from '../../src/scoring/types.js'
 
 export const residential: IpSignals = {

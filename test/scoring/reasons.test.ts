@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { safeReasonCode } from '../../src/ai/reasons.js'
-import { DEFAULT_WEIGHTS, type WeightKey } from '../../src/scoring/config.js'
 import { REASONS, type ReasonSpec } from '../../src/scoring/reasons.js'
+import { DEFAULT_WEIGHTS, type WeightKey } from '../../src/scoring/tenant-config.js'
 
 const specs: readonly ReasonSpec[] = REASONS
 const list = <T>(v: T | readonly T[]): T[] => (Array.isArray(v) ? [...v] : [v as T])
@@ -51,7 +51,7 @@ describe('reason registry', () => {
     }
   })
 
-  it('uses every configurable weight of scoring/config.ts', () => {
+  it('uses every configurable weight of scoring/tenant-config.ts', () => {
     const used = new Set(specs.flatMap((r) => ('weightKey' in r ? list<WeightKey>(r.weightKey) : [])))
     expect(Object.keys(DEFAULT_WEIGHTS).filter((k) => !used.has(k as WeightKey))).toEqual([])
   })
@@ -127,7 +127,7 @@ describe('docs/scoring.md', () => {
     }).toEqual({ missing: [], extra: [], twice: [] })
   })
 
-  it("gives each code the registry's family and weight (defaults from scoring/config.ts)", () => {
+  it("gives each code the registry's family and weight (defaults from scoring/tenant-config.ts)", () => {
     const differ: string[] = []
     for (const row of rows) {
       for (const code of row.codes) {

@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { SESSION_GAP_MS } from '../../src/scoring/checks/device.js'
-import { effectiveConfig } from '../../src/scoring/config.js'
 import { score } from '../../src/scoring/engine.js'
 import { type RecordedInput, recordInput, replayInput } from '../../src/scoring/recorded.js'
+import { effectiveConfig } from '../../src/scoring/tenant-config.js'
 import type { DevicePoint, EngineInput } from '../../src/scoring/types.js'
 import { input } from './fixtures.js'
 

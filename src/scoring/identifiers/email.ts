@@ -1,4 +1,4 @@
-import type { Reputation } from '../network.js'
+import type { Reputation } from '../network-signals.js'
 import { capitalise, clampScore, IDENTIFIER_WEIGHTS, listPhrase } from './weights.js'
 
 /** What the scorer reads of an address's analysis (the email intelligence's result has this shape). */

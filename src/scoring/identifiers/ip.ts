@@ -1,4 +1,4 @@
-import type { Reputation } from '../network.js'
+import type { Reputation } from '../network-signals.js'
 import type { IpSignals } from '../types.js'
 import { capitalise, clampScore, IDENTIFIER_WEIGHTS, listPhrase } from './weights.js'
 

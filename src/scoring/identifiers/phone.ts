@@ -1,4 +1,4 @@
-import type { Reputation } from '../network.js'
+import type { Reputation } from '../network-signals.js'
 import { capitalise, clampScore, IDENTIFIER_WEIGHTS, listPhrase } from './weights.js'
 
 /** What the scorer reads of a number's analysis (the phone intelligence's result has this shape). */

@@ -1,7 +1,7 @@
 import type { TenantContext } from '../../context.js'
 import { ApiError, notFound } from '../../errors.js'
-import { DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS } from '../../scoring/config.js'
 import { templateExplanation } from '../../scoring/explain.js'
+import { DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS } from '../../scoring/tenant-config.js'
 import type { Check, Verdict } from '../../scoring/types.js'
 import { usagePeriod } from '../../store/access/usage.js'
 import { issueKey, revokeKey, rotateKey, TenantAdminError } from '../access/tenants.js'

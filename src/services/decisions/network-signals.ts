@@ -1,8 +1,8 @@
 import type { TenantContext } from '../../context.js'
-import type { NetworkSignals } from '../../scoring/network.js'
+import type { NetworkSignals } from '../../scoring/network-signals.js'
 import type { EventAttributes } from '../../store/events/scored-event.js'
 import type { NetworkEntity } from '../../store/network/network.js'
-import { networkEntities, suppressionHash } from '../network/network.js'
+import { networkEntities, suppressionHash } from '../network/entities.js'
 
 /** The identifiers of an event the network is asked about (an event's EventAttributes has them all). */
 export type NetworkInputs = Pick<EventAttributes, 'ipHash' | 'emailHash' | 'deviceId' | 'userId' | 'asn'>

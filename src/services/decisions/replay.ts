@@ -3,7 +3,7 @@ import { ApiError, notFound } from '../../errors.js'
 import { score } from '../../scoring/engine.js'
 import { type RecordedInput, replayInput } from '../../scoring/recorded.js'
 import type { Verdict } from '../../scoring/types.js'
-import { configOfVersion } from '../rules/config.js'
+import { configOfVersion } from '../rules/tenant-config.js'
 
 export interface Decision {
   score: number

@@ -5,7 +5,7 @@ import { parseIp } from '../../intel/ip/normalize.js'
 import { feedWarnings } from '../../scoring/identifiers/ip.js'
 import type { EmailSignals, IpSignals } from '../../scoring/types.js'
 import type { ListKey } from '../../store/rules/lists.js'
-import { emailKey, mxStatus, phoneKey } from '../identifiers/identifiers.js'
+import { emailKey, mxStatus, phoneKey } from '../identifiers/evaluate.js'
 
 /**
  * What one identifier of a scored event contributes, before the write. Each identifier is prepared on

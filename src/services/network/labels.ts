@@ -6,10 +6,10 @@ import type { Work } from '../../store/index.js'
 import type { LabelFilter } from '../../store/network/labels.js'
 import type { NetworkEntity } from '../../store/network/network.js'
 import type { LabelRecord } from '../../store/privacy/privacy.js'
-import { emailKey } from '../identifiers/identifiers.js'
+import { emailKey } from '../identifiers/evaluate.js'
 import { type Idem, NO_IDEM } from '../runtime/idempotency.js'
 import { type Actor, emit } from '../webhooks/events.js'
-import { networkEntities, suppressionHash } from './network.js'
+import { networkEntities, suppressionHash } from './entities.js'
 
 export interface LabelBody {
   label: 'fraud' | 'chargeback' | 'legit'

@@ -3,7 +3,7 @@ import type { ErasedCounts, SubjectKeys } from '../../store/privacy/privacy.js'
 import type { AuditRow, StoredIdentifiers } from '../../store/privacy/restore.js'
 import type { Clock } from '../../util/clock.js'
 import type { Hasher } from '../../util/secrets.js'
-import { suppressionHash } from '../network/network.js'
+import { suppressionHash } from '../network/entities.js'
 import { ERASED_TABLES } from './privacy.js'
 
 export type { AuditRow } from '../../store/privacy/restore.js'

@@ -1,8 +1,8 @@
 import { Environment } from '@marcbachmann/cel-js'
 import { ApiError } from '../../errors.js'
-import { type ConfigOverrides, effectiveConfig, type ScoringConfig } from '../../scoring/config.js'
 import type { CompiledRule, RuleSpec, RuleVariables } from '../../scoring/rules/types.js'
 import { VARIABLE_TYPES } from '../../scoring/rules/variables.js'
+import { type ConfigOverrides, effectiveConfig, type ScoringConfig } from '../../scoring/tenant-config.js'
 
 /** Bounds of a tenant's rules (docs/rules.md, "Limits"). */
 export const RULE_LIMITS = {

@@ -1,14 +1,14 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { TenantContext } from '../../context.js'
 import { badRequest } from '../../errors.js'
-import type { ConfigOverrides, ScoringConfig } from '../../scoring/config.js'
 import { score } from '../../scoring/engine.js'
 import { type RecordedInput, RULES_VERSION, replayInput } from '../../scoring/recorded.js'
 import type { RuleMode } from '../../scoring/rules/types.js'
+import type { ConfigOverrides, ScoringConfig } from '../../scoring/tenant-config.js'
 import type { Verdict } from '../../scoring/types.js'
 import type { Outcome } from '../../store/rules/rule-performance.js'
 import { effectiveOf, scoringConfig } from './compile.js'
-import { type ConfigPatch, mergedConfig } from './config.js'
+import { type ConfigPatch, mergedConfig } from './tenant-config.js'
 
 export const SIMULATE_DEFAULT_EVENTS = 10_000
 export const SIMULATE_MAX_EVENTS = 100_000

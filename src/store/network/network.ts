@@ -1,4 +1,4 @@
-import { networkWeight, type Reputation } from '../../scoring/network.js'
+import { networkWeight, type Reputation } from '../../scoring/network-signals.js'
 import type { EntityKind } from '../../util/entities.js'
 import { type Db, q, type Work } from '../engine/db.js'
 import { Cached, globalScoped, type Invalidation } from '../engine/invalidation.js'

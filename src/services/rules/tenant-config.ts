@@ -1,5 +1,6 @@
 import type { TenantContext } from '../../context.js'
 import { badRequest } from '../../errors.js'
+import type { RuleSpec } from '../../scoring/rules/types.js'
 import {
   type ConfigOverrides,
   configProblem,
@@ -7,10 +8,9 @@ import {
   type ScoringConfig,
   type ThresholdKey,
   type WeightKey,
-} from '../../scoring/config.js'
-import type { RuleSpec } from '../../scoring/rules/types.js'
+} from '../../scoring/tenant-config.js'
 import type { Work } from '../../store/engine/db.js'
-import type { Overrides } from '../../store/rules/config.js'
+import type { Overrides } from '../../store/rules/tenant-config.js'
 import { emit } from '../webhooks/events.js'
 import { compileRules, type EffectiveConfig, effectiveOf, scoringConfig } from './compile.js'
 

@@ -3,13 +3,13 @@ import { badRequest } from '../../errors.js'
 import type { EmailResult } from '../../scoring/identifiers/email.js'
 import type { IpResult } from '../../scoring/identifiers/ip.js'
 import type { PhoneResult } from '../../scoring/identifiers/phone.js'
-import type { Reputation } from '../../scoring/network.js'
+import type { Reputation } from '../../scoring/network-signals.js'
 import type { LookupRecord } from '../../store/events/lookups.js'
 import type { CheckedKind } from '../../util/entities.js'
 import { mapLimit } from '../../util/pool.js'
 import { consumeQuota } from '../access/quota.js'
 import { assertQuotaFits } from '../access/quota-check.js'
-import { type Evaluated, evaluateEmail, evaluateIp, evaluatePhone } from './identifiers.js'
+import { type Evaluated, evaluateEmail, evaluateIp, evaluatePhone } from './evaluate.js'
 
 type AnyEvaluated = Evaluated<{ fraud_score: number }>
 

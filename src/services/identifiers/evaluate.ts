@@ -6,7 +6,7 @@ import { parseIp } from '../../intel/ip/normalize.js'
 import { type EmailResult, emailResult } from '../../scoring/identifiers/email.js'
 import { type IpResult, ipResult } from '../../scoring/identifiers/ip.js'
 import { type PhoneResult, phoneResult } from '../../scoring/identifiers/phone.js'
-import { EMPTY_REPUTATION, type Reputation } from '../../scoring/network.js'
+import { EMPTY_REPUTATION, type Reputation } from '../../scoring/network-signals.js'
 import type { CheckedKind, EntityKind } from '../../util/entities.js'
 import { maskEmail, maskPhone } from '../../util/mask.js'
 
