@@ -35,7 +35,7 @@ const COMMANDS: Record<string, string> = {
                                     a console user; asks for the password on the terminal
                                     (--password-stdin: reads it from standard input instead)
   users list [--tenant TENANT_ID]
-  users delete USER_ID|EMAIL        the user and every session they have`,
+  users delete USER_ID|EMAIL [--tenant T]   the user and every session they have`,
   feeds: `  feeds update [--only NAME,NAME] [--force]
                                     download Tor/relay/VPN/proxy/datacenter feeds
   feeds import NAME FILE [--force]  load a feed from a file in its upstream format

@@ -103,10 +103,24 @@ export async function users(
       })),
     })
   } else if (sub === 'delete') {
-    const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true })
+    const { positionals, values } = parseArgs({
+      args,
+      options: { tenant: { type: 'string' } },
+      allowPositionals: true,
+      strict: true,
+    })
     const [who, ...rest] = positionals
     if (!who || rest.length > 0) throw new UsageError('expected exactly one USER_ID or EMAIL')
-    if (!(await store.console.deleteUser(who.includes('@') ? who.trim().toLowerCase() : who)))
+    const key = who.includes('@') ? who.trim().toLowerCase() : who
+    // An email may be a user of several tenants: deleting by email needs --tenant when it is.
+    if (key.includes('@') && values.tenant === undefined) {
+      const tenants = (await store.console.usersByEmail(key)).map((u) => u.tenantId)
+      if (tenants.length > 1)
+        throw new UsageError(
+          `${key} is a console user of ${tenants.length} tenants; add --tenant (${tenants.join(', ')})`,
+        )
+    }
+    if ((await store.console.deleteUser(key, values.tenant)) === 0)
       throw new Error(`console user ${who} not found`)
     out({ deleted: who })
   } else {

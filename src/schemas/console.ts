@@ -5,6 +5,13 @@ import { EventView, Stats } from './events.js'
 export const SignInBody = Strict({
   email: Type.String({ minLength: 3, maxLength: 254 }),
   password: Type.String({ minLength: 1, maxLength: 1024 }),
+  tenant: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description: 'the tenant to sign in to, needed only when the same email and password open several',
+    }),
+  ),
 })
 
 export const SessionView = Type.Object({

@@ -26,7 +26,7 @@ function oldHash(password: string): string {
   return ['scrypt', 32768, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$')
 }
 
-const storedHash = async (email: string) => (await h.store.console.userByEmail(email))?.passwordHash
+const storedHash = async (email: string) => (await h.store.console.usersByEmail(email))[0]?.passwordHash
 
 describe('password hashing cost', () => {
   it('new hashes use N=2^17, r=8, p=1 and verify', async () => {

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto'
 import { ApiError } from '../../errors.js'
+import type { ConsoleUserWithHash } from '../../store/access/console.js'
 import type { Tenant } from '../../store/access/tenants.js'
 import type { Store } from '../../store/index.js'
 import type { Clock } from '../../util/clock.js'
@@ -133,7 +134,7 @@ export async function createConsoleUser(
     throw new ConsoleUserError('not_found', `tenant ${input.tenantId} not found`)
   const user = { id: `usr_${randomUUID()}`, tenantId: input.tenantId, email, createdMs: clock.now() }
   if (!(await store.console.createUser(user, await hashPassword(input.password, cost))))
-    throw new ConsoleUserError('conflict', `a console user with email ${email} already exists`)
+    throw new ConsoleUserError('conflict', `a console user with email ${email} already exists in this tenant`)
   return { userId: user.id, tenantId: user.tenantId, email }
 }
 
@@ -261,27 +262,35 @@ export async function signIn(
     signInThrottle: SignInThrottle
     passwordCost?: PasswordCost
   },
-  input: { email: string; password: string; ip: string },
+  input: { email: string; password: string; ip: string; tenant?: string },
 ): Promise<NewSession> {
   const email = normaliseEmail(input.email)
   const now = deps.clock.now()
   const attempt = await deps.signInThrottle.begin(input.ip, email, now)
-  let user: Awaited<ReturnType<Store['console']['userByEmail']>>
+  let user: ConsoleUserWithHash
   try {
-    user = await deps.store.console.userByEmail(email)
-    const cost = deps.passwordCost ?? PASSWORD_COST
-    const ok = await verifyPassword(
-      input.password.slice(0, PASSWORD_MAX),
-      user?.passwordHash ?? (await dummyHash(cost)),
+    // An email may be a console user of several tenants (each tenant's users are its own): the password
+    // picks the account, and `tenant` picks one when the same password opens several.
+    const candidates = (await deps.store.console.usersByEmail(email)).filter(
+      (u) => input.tenant === undefined || u.tenantId === input.tenant,
     )
-    if (!user || !ok) throw new ApiError('unauthorized', 'wrong email or password')
+    const cost = deps.passwordCost ?? PASSWORD_COST
+    const password = input.password.slice(0, PASSWORD_MAX)
+    const matched: ConsoleUserWithHash[] = []
+    // An unknown email still costs one check, so timing does not tell whether it exists.
+    if (candidates.length === 0) await verifyPassword(password, await dummyHash(cost))
+    for (const u of candidates) if (await verifyPassword(password, u.passwordHash)) matched.push(u)
+    if (matched.length === 0) throw new ApiError('unauthorized', 'wrong email or password')
+    if (matched.length > 1)
+      throw new ApiError(
+        'conflict',
+        `this email and password open several tenants; sign in with tenant set to one of: ${matched.map((u) => u.tenantId).join(', ')}`,
+      )
+    user = matched[0]!
     await attempt.succeeded()
     // The password is known only now: a hash of an older, lower cost is replaced by today's.
     if (needsRehash(user.passwordHash))
-      await deps.store.console.setPasswordHash(
-        user.id,
-        await hashPassword(input.password.slice(0, PASSWORD_MAX)),
-      )
+      await deps.store.console.setPasswordHash(user.id, await hashPassword(password))
   } finally {
     attempt.end()
   }

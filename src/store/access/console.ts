@@ -58,7 +58,7 @@ const isUniqueViolation = (err: unknown) => {
 export class ConsoleStore {
   constructor(private readonly db: Db) {}
 
-  /** false when the email is taken (by any tenant). */
+  /** false when the email is already a console user of this tenant. */
   async createUser(u: ConsoleUser, passwordHash: string): Promise<boolean> {
     try {
       await this.db.run(
@@ -72,12 +72,14 @@ export class ConsoleStore {
     }
   }
 
-  async userByEmail(email: string): Promise<ConsoleUserWithHash | undefined> {
-    const r = await this.db.get<UserRow>(
-      'SELECT id, tenant_id, email, password_hash, created_ms FROM console_users WHERE email = ?',
-      [email],
+  /** The console users with this email: one per tenant it belongs to (at most `limit`). */
+  async usersByEmail(email: string, limit = 10): Promise<ConsoleUserWithHash[]> {
+    const rows = await this.db.all<UserRow>(
+      `SELECT id, tenant_id, email, password_hash, created_ms FROM console_users WHERE email = ?
+        ORDER BY created_ms, id LIMIT ?`,
+      [email, limit],
     )
-    return r ? toUser(r) : undefined
+    return rows.map(toUser)
   }
 
   /** A new hash of the same password (a higher cost, on sign-in). */
@@ -100,15 +102,20 @@ export class ConsoleStore {
     }))
   }
 
-  /** Deletes the user by id or email; their sessions cascade. */
-  async deleteUser(idOrEmail: string): Promise<boolean> {
+  /**
+   * Deletes the user by id, or by email (of one tenant when given, else of every tenant that has it);
+   * their sessions cascade. Returns how many users went.
+   */
+  async deleteUser(idOrEmail: string, tenantId?: string): Promise<number> {
+    const which =
+      tenantId === undefined
+        ? { sql: 'id = ? OR email = ?', params: [idOrEmail, idOrEmail] }
+        : { sql: 'tenant_id = ? AND (id = ? OR email = ?)', params: [tenantId, idOrEmail, idOrEmail] }
     await this.db.run(
-      'DELETE FROM console_sessions WHERE user_id IN (SELECT id FROM console_users WHERE id = ? OR email = ?)',
-      [idOrEmail, idOrEmail],
+      `DELETE FROM console_sessions WHERE user_id IN (SELECT id FROM console_users WHERE ${which.sql})`,
+      which.params,
     )
-    return (
-      (await this.db.run('DELETE FROM console_users WHERE id = ? OR email = ?', [idOrEmail, idOrEmail])) > 0
-    )
+    return this.db.run(`DELETE FROM console_users WHERE ${which.sql}`, which.params)
   }
 
   async createSession(s: Omit<ConsoleSession, 'email'>): Promise<void> {

@@ -549,4 +549,38 @@ ALTER TABLE list_entries ADD COLUMN note TEXT;
 CREATE INDEX list_entries_expiry ON list_entries (expires_ms) WHERE expires_ms IS NOT NULL;
 `,
   },
+  {
+    version: 24,
+    name: 'console emails unique per tenant (PostgreSQL)',
+    only: 'postgres',
+    // One email may be a console user of several tenants: nothing tells one tenant of another's users.
+    sql: `
+ALTER TABLE console_users DROP CONSTRAINT IF EXISTS console_users_email_key;
+CREATE UNIQUE INDEX console_users_tenant_email ON console_users (tenant_id, email);
+CREATE INDEX console_users_email ON console_users (email);
+`,
+  },
+  {
+    version: 25,
+    name: 'console emails unique per tenant (SQLite)',
+    only: 'sqlite',
+    // SQLite cannot drop a column's UNIQUE: the table is rebuilt. Dropping the old table deletes the
+    // console sessions (their foreign key cascades), so users sign in once more after this upgrade.
+    sql: `
+CREATE TABLE console_users_new (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  email TEXT NOT NULL,
+  password_hash TEXT NOT NULL,
+  created_ms BIGINT NOT NULL,
+  UNIQUE (tenant_id, email)
+);
+INSERT INTO console_users_new (id, tenant_id, email, password_hash, created_ms)
+  SELECT id, tenant_id, email, password_hash, created_ms FROM console_users;
+DROP TABLE console_users;
+ALTER TABLE console_users_new RENAME TO console_users;
+CREATE INDEX console_users_tenant ON console_users (tenant_id);
+CREATE INDEX console_users_email ON console_users (email);
+`,
+  },
 ]
