@@ -21,6 +21,9 @@ const PROCESS = [
   'test/redis/limiter.test.ts',
   'test/cluster/**/*.test.ts',
   'test/reliability/**/*.test.ts',
+  'test/first-key.test.ts',
+  'test/observability/admin-listener.test.ts',
+  'test/deploy/container.test.ts',
 ]
 const BROWSER = [
   'test/beacon/identity.test.ts',
