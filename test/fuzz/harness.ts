@@ -53,6 +53,8 @@ export async function openFuzzApp(engine: Engine = 'sqlite'): Promise<FuzzApp> {
     keylessRateLimit: LOTS,
     authFailureLimit: LOTS,
     webhooks: { allowHttp: false, allowPrivate: false, resolve: noDns },
+    // Thousands of simulations in a minute of test time: the per-tenant budget is not under test here.
+    tenantLimits: { simulatedEventsPerMinute: LOTS * 1000 },
   })
   const t = await h.tenant({ rateLimit: LOTS, monthlyQuota: LOTS })
   const pk = await issueKey(h.store, h.clock, t.tenantId, { publishable: { origins: [ORIGIN] } })

@@ -2,7 +2,8 @@ import fc from 'fast-check'
 
 /**
  * JSON Schema (the subset the OpenAPI document uses) → fast-check arbitraries: valid values that honour
- * type, required, enum, pattern, format, lengths, bounds and `additionalProperties: false`, and single
+ * type, required, enum, pattern, format, lengths, bounds, `anyOf`, `patternProperties` and
+ * `additionalProperties: false`, and single
  * mutations of a valid value that break exactly one rule and know which field the answer must name.
  */
 export interface JsonSchema {
@@ -21,6 +22,10 @@ export interface JsonSchema {
   minimum?: number
   maximum?: number
   nullable?: boolean
+  /** Alternatives (a rule's `then`): a valid value is one of them. */
+  anyOf?: JsonSchema[]
+  /** Keys of a record (event attributes) that the pattern allows beside the named properties. */
+  patternProperties?: Record<string, JsonSchema>
 }
 
 /** A JSON number written out verbatim (very long digit strings), since JavaScript numbers cannot hold it. */
@@ -161,6 +166,7 @@ function numberArb(s: JsonSchema): fc.Arbitrary<number | RawNumber> {
 /** Valid values of `schema`; `name` is the field's own name, for the samples. */
 export function validArb(schema: JsonSchema, samples: Samples, name = ''): fc.Arbitrary<unknown> {
   if (schema.enum) return fc.constantFrom(...schema.enum)
+  if (schema.anyOf) return fc.oneof(...schema.anyOf.map((s) => validArb(s, samples, name)))
   switch (schema.type) {
     case 'string':
       return stringArb(schema, name, samples)
@@ -308,8 +314,11 @@ export function breakages(schema: JsonSchema, value: unknown, path: string): Bro
       here(rest, 'missing required', join(path, k))
     }
     if (schema.additionalProperties === false) {
+      // A key a pattern allows (a record's own keys) is not unknown.
+      const patterns = Object.keys(schema.patternProperties ?? {}).map((p) => new RegExp(p))
       for (const k of ['unknown', '__proto__x', 'constructor', 'Event', 'x\u0000', '😀', ''])
-        if (!(k in (schema.properties ?? {}))) here({ ...obj, [k]: 1 }, 'unknown field', join(path, k))
+        if (!(k in (schema.properties ?? {})) && !patterns.some((re) => re.test(k)))
+          here({ ...obj, [k]: 1 }, 'unknown field', join(path, k))
     }
     for (const [k, sub] of Object.entries(schema.properties ?? {})) {
       // Absent optional fields are broken by sending them with a bad value.
