@@ -99,7 +99,7 @@ export async function prepareEvent(
   const [matches, stored, device, network, beacon] = await Promise.all([
     ctx.store.lists.match(ctx.tenant.id, listKeys),
     storedConfig ? Promise.resolve(storedConfig) : ctx.store.config.cached(ctx.tenant.id),
-    resolveDevice(ctx, { fingerprint: deviceId, token: present(body.device_token), ip: lookup }),
+    resolveDevice(ctx, { fingerprint: deviceId, token: present(body.device_token), ip: lookup, userId }),
     gatherNetwork(ctx, attributes, now),
     latestBeacon(ctx, deviceId, now),
   ])
