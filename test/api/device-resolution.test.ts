@@ -163,5 +163,15 @@ describe.each<Engine>(['sqlite', 'postgres'])('device resolution on %s', (engine
     for (let i = 0; i < 10; i++)
       last = await score({ device_id: 'fp-farm', user_id: `f${i}`, ip: `79.204.${i}.1` })
     expect(reuse(last!)).toMatchObject({ weight: 45 })
+    // The same spread on a fingerprint the client reports as standardised (resistFingerprinting):
+    // it collides by construction, so only the accounts of its own network count.
+    const rfp = { is_font_standardized: true }
+    for (let i = 0; i < 10; i++)
+      last = await score({ device_id: 'fp-rfp', user_id: `r${i}`, ip: `79.205.${i}.1`, device: rfp })
+    expect(reuse(last!)).toBeUndefined()
+    await score({ device_id: 'fp-rfp', user_id: 'r10', ip: '79.205.0.2', device: rfp })
+    const third = await score({ device_id: 'fp-rfp', user_id: 'r11', ip: '79.205.0.3', device: rfp })
+    expect(third.device).toMatchObject({ account_count: 12, account_count_same_network: 3 })
+    expect(reuse(third)).toMatchObject({ weight: 25 })
   })
 })

@@ -91,6 +91,8 @@ export async function resolveDevice(
     token: string | null
     ip: IpIntelResult | null
     userId?: string | null
+    /** The client reported standardised fonts (a privacy-hardened browser): one fingerprint for many. */
+    standardized?: boolean
   },
 ): Promise<DeviceResolution> {
   const now = ctx.clock.now()
@@ -112,8 +114,9 @@ export async function resolveDevice(
       ctx.store.devices.issuedOnNetwork(ctx.tenant.id, input.fingerprint, network),
       ctx.store.devices.tokenIdentities(ctx.tenant.id, input.fingerprint),
     ])
-    knownDevices = tokens
-    identity = (await mayInherit(ctx, issued, tokens, input.userId ?? null)) ? issued : null
+    // A standardised fingerprint collides by construction, whether or not tokens were replayed with it.
+    knownDevices = input.standardized ? Math.max(tokens, COLLIDING_TOKENS) : tokens
+    identity = (await mayInherit(ctx, issued, knownDevices, input.userId ?? null)) ? issued : null
   }
   const resolvedId = identity ?? newDeviceIdentity()
   const platform = null
@@ -131,6 +134,7 @@ export async function resolveDevice(
     platform,
     ...(knownDevices === undefined ? {} : { knownDevices }),
     userId: input.userId ?? null,
+    ...(input.standardized ? { standardized: true } : {}),
     collisionRisk: risk,
     riskMeasured: measured,
   }
@@ -209,10 +213,20 @@ export function* deviceHistory(
   const known = rung === 2 ? (e.device.knownDevices ?? 0) : 0
   const perDevice = (n: number) =>
     known >= COLLIDING_TOKENS && n > 0 ? Math.max(1, Math.round(n / known)) : n
+  // A standardised fingerprint (privacy-hardened browsers, no cookies kept) has no per-device measure:
+  // it counts the accounts of its network only.
+  const standardized = rung === 2 && e.device.standardized === true
   const history: DeviceHistory = {
     rung,
-    accounts: rung === 1 ? rows.deviceAccounts : perDevice(rows.fingerprintAccounts),
-    accountsSameNetwork: perDevice(rows.fingerprintNetworkAccounts),
+    accounts:
+      rung === 1
+        ? rows.deviceAccounts
+        : standardized
+          ? rows.fingerprintNetworkAccounts
+          : perDevice(rows.fingerprintAccounts),
+    accountsSameNetwork: standardized
+      ? rows.fingerprintNetworkAccounts
+      : perDevice(rows.fingerprintNetworkAccounts),
     recentEvents: recent + 1,
     current,
     timeline: rows.timeline,

@@ -14,6 +14,8 @@ export interface ObservedDevice {
    * means the fingerprint is known to collide. Absent at rungs 1 and 3.
    */
   knownDevices?: number
+  /** Set when the client reported a standardised (privacy-hardened) fingerprint at rung 2. */
+  standardized?: true
 }
 
 /**
