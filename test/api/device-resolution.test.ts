@@ -158,6 +158,18 @@ describe.each<Engine>(['sqlite', 'postgres'])('device resolution on %s', (engine
     const seventh = await score({ device_id: 'fp-phone', user_id: 'p6', ip: '79.203.9.1' })
     expect(seventh.device).toMatchObject({ resolution_rung: 2, account_count: 7 })
     expect(reuse(seventh)).toBeUndefined()
+    // Accounts piling up on one network of such a fingerprint (one person's signups without the
+    // cookie) still corroborate: the same-network count is not divided by the known devices.
+    for (let i = 0; i < 3; i++) {
+      const ip = `79.206.${i}.1`
+      const first = await score({ device_id: 'fp-promo', user_id: `q${i}`, ip })
+      await score({ device_id: 'fp-promo', user_id: `q${i}`, ip, device_token: first.device_token })
+    }
+    let pile: Body | null = null
+    for (let i = 0; i < 5; i++)
+      pile = await score({ device_id: 'fp-promo', user_id: `v${i}`, ip: `79.206.9.${i + 1}` })
+    expect(pile!.device).toMatchObject({ account_count: 8, account_count_same_network: 5 })
+    expect(reuse(pile!)).toMatchObject({ weight: 25 })
     // A rare fingerprint (no token ever replayed) with many accounts over many networks still counts.
     let last: Body | null = null
     for (let i = 0; i < 10; i++)

@@ -224,9 +224,7 @@ export function* deviceHistory(
         : standardized
           ? rows.fingerprintNetworkAccounts
           : perDevice(rows.fingerprintAccounts),
-    accountsSameNetwork: standardized
-      ? rows.fingerprintNetworkAccounts
-      : perDevice(rows.fingerprintNetworkAccounts),
+    accountsSameNetwork: rows.fingerprintNetworkAccounts,
     recentEvents: recent + 1,
     current,
     timeline: rows.timeline,
