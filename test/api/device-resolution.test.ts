@@ -59,15 +59,14 @@ describe.each<Engine>(['sqlite', 'postgres'])('device resolution on %s', (engine
       const i2 = carried(elsewhere)
       expect(id(elsewhere)).toBe(i2)
       expect(i2).not.toBe(i1)
-      // The identity most recently issued on a network wins: i2 replayed on the first network...
+      // i2 replayed on the first network: two token identities have now been replayed with fp-L, so
+      // it is known to collide and hands no identity over any more (issue 27), on either network.
       h.clock.advance(1000)
       const moved = await score({ device_id: 'fp-L', ip: RESIDENTIAL, device_token: elsewhere.device_token })
       expect(moved.device).toMatchObject({ resolution_rung: 1, resolved_id: i2 })
-      // ...so the next token-less visit there resolves to i2.
       h.clock.advance(1000)
-      expect(id(await score({ device_id: 'fp-L', ip: RESIDENTIAL }))).toBe(i2)
-      // The network the token was replayed on also counts: i1 was last issued on the datacenter network.
-      expect(id(await score({ device_id: 'fp-L', ip: '8.8.8.9' }))).toBe(i1)
+      expect([i1, i2]).not.toContain(id(await score({ device_id: 'fp-L', ip: RESIDENTIAL })))
+      expect([i1, i2]).not.toContain(id(await score({ device_id: 'fp-L', ip: '8.8.8.9' })))
       // Another tenant's fingerprint on the same network is another device.
       const other = await h.tenant()
       expect(
@@ -94,7 +93,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('device resolution on %s', (engine
       expect(id(bare2)).not.toBe(id(bare))
       // Its accounts were not linked to the fingerprint: the next rung-2 visit counts only its own.
       const later = await score({ device_id: 'fp-L', user_id: 'z3', ip: RESIDENTIAL })
-      expect(later.device).toMatchObject({ resolution_rung: 2, account_count: 1, resolved_id: i2 })
+      expect(later.device).toMatchObject({ resolution_rung: 2, account_count: 1 })
       // An invalid IP is no IP.
       expect((await score({ device_id: 'fp-L', ip: 'not-an-ip' })).device).toMatchObject({
         resolution_rung: 3,
@@ -122,4 +121,69 @@ describe.each<Engine>(['sqlite', 'postgres'])('device resolution on %s', (engine
       expect(id(await score({ device_id: 'fp-B', ip: RESIDENTIAL }))).toBe(id(rows[0]!))
     },
   )
+
+  // Issue 27: identical devices of different people are not one device.
+  run('a newcomer or a fingerprint known to collide gets no handed-over identity', async () => {
+    await setup()
+    const reuse = (b: Body) =>
+      (b as unknown as { checks: { reason: string; weight: number }[] }).checks.find(
+        (c) => c.reason === 'device_reuse',
+      )
+    // A colleague with the same laptop image on the office network is a newcomer to the identity
+    // issued there: a new identity. The same person back without the cookie gets theirs back.
+    const a = await score({ device_id: 'fp-O', user_id: 'alice', ip: '73.162.20.1' })
+    const ia = carried(a)
+    await score({ device_id: 'fp-O', user_id: 'alice', ip: '73.162.20.1', device_token: a.device_token })
+    const b = await score({ device_id: 'fp-O', user_id: 'bob', ip: '73.162.20.2' })
+    expect(b.device?.['resolved_id']).not.toBe(ia)
+    await score({ device_id: 'fp-O', user_id: 'bob', ip: '73.162.20.2', device_token: b.device_token })
+    const alice = await score({ device_id: 'fp-O', user_id: 'alice', ip: '73.162.20.3' })
+    // Two people's tokens were replayed with fp-O now: it is known to collide, so even its own
+    // user (and an anonymous visitor) gets a new identity on that network.
+    expect(alice.device?.['resolved_id']).not.toBe(ia)
+    const anon = await score({ device_id: 'fp-O', ip: '73.162.20.4' })
+    expect([ia, carried(b), carried(alice)]).not.toContain(anon.device?.['resolved_id'])
+    // Before any collision a returning user does get the identity back.
+    const c = await score({ device_id: 'fp-Q', user_id: 'carol', ip: '73.162.21.1' })
+    const back = await score({ device_id: 'fp-Q', user_id: 'carol', ip: '73.162.21.9' })
+    expect(carried(back)).toBe(carried(c))
+
+    // Six strangers with one phone model, each replaying their own token: a seventh signs up
+    // without a cookie. The fingerprint counts accounts per known device, so no reuse fires.
+    for (let i = 0; i < 6; i++) {
+      const ip = `79.203.${i}.1`
+      const first = await score({ device_id: 'fp-phone', user_id: `p${i}`, ip })
+      await score({ device_id: 'fp-phone', user_id: `p${i}`, ip, device_token: first.device_token })
+    }
+    const seventh = await score({ device_id: 'fp-phone', user_id: 'p6', ip: '79.203.9.1' })
+    expect(seventh.device).toMatchObject({ resolution_rung: 2, account_count: 7 })
+    expect(reuse(seventh)).toBeUndefined()
+    // Accounts piling up on one network of such a fingerprint (one person's signups without the
+    // cookie) still corroborate: the same-network count is not divided by the known devices.
+    for (let i = 0; i < 3; i++) {
+      const ip = `79.206.${i}.1`
+      const first = await score({ device_id: 'fp-promo', user_id: `q${i}`, ip })
+      await score({ device_id: 'fp-promo', user_id: `q${i}`, ip, device_token: first.device_token })
+    }
+    let pile: Body | null = null
+    for (let i = 0; i < 5; i++)
+      pile = await score({ device_id: 'fp-promo', user_id: `v${i}`, ip: `79.206.9.${i + 1}` })
+    expect(pile!.device).toMatchObject({ account_count: 8, account_count_same_network: 5 })
+    expect(reuse(pile!)).toMatchObject({ weight: 25 })
+    // A rare fingerprint (no token ever replayed) with many accounts over many networks still counts.
+    let last: Body | null = null
+    for (let i = 0; i < 10; i++)
+      last = await score({ device_id: 'fp-farm', user_id: `f${i}`, ip: `79.204.${i}.1` })
+    expect(reuse(last!)).toMatchObject({ weight: 45 })
+    // The same spread on a fingerprint the client reports as standardised (resistFingerprinting):
+    // it collides by construction, so only the accounts of its own network count.
+    const rfp = { is_font_standardized: true }
+    for (let i = 0; i < 10; i++)
+      last = await score({ device_id: 'fp-rfp', user_id: `r${i}`, ip: `79.205.${i}.1`, device: rfp })
+    expect(reuse(last!)).toBeUndefined()
+    await score({ device_id: 'fp-rfp', user_id: 'r10', ip: '79.205.0.2', device: rfp })
+    const third = await score({ device_id: 'fp-rfp', user_id: 'r11', ip: '79.205.0.3', device: rfp })
+    expect(third.device).toMatchObject({ account_count: 12, account_count_same_network: 3 })
+    expect(reuse(third)).toMatchObject({ weight: 25 })
+  })
 })

@@ -21,6 +21,13 @@ describe('device token', () => {
     expect(verifyDeviceToken(hasher, 'tenant-a', token, T0 + TOKEN_VALIDITY_MS).ok).toBe(true)
   })
 
+  it('verifies a token signed at a fractional millisecond (a clock may report fractions)', () => {
+    // Issue 27: the simulator's clock gave fractional times, and every token it was issued came back malformed.
+    const at = T0 + 0.5745
+    const t = signDeviceToken(hasher, 'tenant-a', identity, at)
+    expect(verifyDeviceToken(hasher, 'tenant-a', t, at)).toEqual({ ok: true, identity, issuedMs: T0 })
+  })
+
   it('is expired one millisecond after 400 days', () => {
     expect(TOKEN_VALIDITY_MS).toBe(400 * 86_400_000)
     expect(verifyDeviceToken(hasher, 'tenant-a', token, T0 + TOKEN_VALIDITY_MS + 1)).toEqual({

@@ -99,7 +99,13 @@ export async function prepareEvent(
   const [matches, stored, device, network, beacon] = await Promise.all([
     ctx.store.lists.match(ctx.tenant.id, listKeys, now),
     storedConfig ? Promise.resolve(storedConfig) : ctx.store.config.cached(ctx.tenant.id),
-    resolveDevice(ctx, { fingerprint: deviceId, token: present(body.device_token), ip: lookup }),
+    resolveDevice(ctx, {
+      fingerprint: deviceId,
+      token: present(body.device_token),
+      ip: lookup,
+      userId,
+      standardized: body.device?.is_font_standardized === true,
+    }),
     gatherNetwork(ctx, attributes, now),
     bindBeacon(ctx, { deviceId, ip: rawIp, visitId: present(body.visit_id) }, now),
   ])

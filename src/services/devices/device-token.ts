@@ -32,7 +32,9 @@ export function signDeviceToken(
   identity: string,
   issuedMs: number,
 ): string {
-  const payload = Buffer.from(JSON.stringify({ t: tenantId, d: identity, i: issuedMs })).toString('base64url')
+  // Whole milliseconds: verification requires an integer, and a clock may report fractions.
+  const i = Math.floor(issuedMs)
+  const payload = Buffer.from(JSON.stringify({ t: tenantId, d: identity, i })).toString('base64url')
   return `${PREFIX}.${payload}.${signature(hasher, payload)}`
 }
 

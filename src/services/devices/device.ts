@@ -16,6 +16,8 @@ export const PRIOR_COLLISION_RISK = 0.1
 export const COLLISION_MIN_SAMPLE = 50
 /** Observations the collision job looks back over. */
 export const COLLISION_WINDOW_MS = 90 * 24 * 3600_000
+/** Token identities replayed with one fingerprint that make it *known to collide* (its own measure). */
+export const COLLIDING_TOKENS = 2
 /** Timeline fetched for session behaviour: sessions longer than this are cut here. */
 export const TIMELINE_WINDOW_MS = 24 * 3600_000
 
@@ -31,6 +33,8 @@ export interface DeviceResolution extends ObservedDevice {
   tokenRejected: TokenRejection | null
   collisionRisk: number
   riskMeasured: boolean
+  /** The event's account, which decides whether a rung-2 identity may be handed over. */
+  userId: string | null
 }
 
 export function connectionClass(ip: IpIntelResult | null): ConnectionClass | null {
@@ -56,15 +60,40 @@ export function collisionRiskFor(
 }
 
 /**
+ * Whether a rung-2 visitor may take the identity issued to its fingerprint on its network: never when
+ * the fingerprint is known to collide (several people's tokens were replayed with it), and never when
+ * the visitor's account is a newcomer to that identity (the identity has accounts and this one is not
+ * among them: a colleague with the same laptop image, not the same person without a cookie).
+ */
+async function mayInherit(
+  ctx: TenantContext,
+  issued: string | null,
+  knownDevices: number,
+  userId: string | null,
+): Promise<boolean> {
+  if (issued === null || knownDevices >= COLLIDING_TOKENS) return false
+  if (userId === null) return true
+  const { own, any } = await ctx.store.devices.identityAccounts(ctx.tenant.id, issued, userId)
+  return own || !any
+}
+
+/**
  * Rung 1 when a valid token of this tenant is replayed; else rung 2 when both a fingerprint and an IP
  * came, resolving to the identity most recently issued to that fingerprint on that network prefix (one
- * indexed read), or to a new identity; else rung 3, a new identity that links nothing. A rejected
- * token falls through to the lower rungs. The reported identity is always the one the freshly signed
- * token carries, so replaying that token (rung 1) keeps it, on any network.
+ * indexed read) when `mayInherit` allows, or to a new identity; else rung 3, a new identity that links
+ * nothing. A rejected token falls through to the lower rungs. The reported identity is always the one
+ * the freshly signed token carries, so replaying that token (rung 1) keeps it, on any network.
  */
 export async function resolveDevice(
   ctx: TenantContext,
-  input: { fingerprint: string | null; token: string | null; ip: IpIntelResult | null },
+  input: {
+    fingerprint: string | null
+    token: string | null
+    ip: IpIntelResult | null
+    userId?: string | null
+    /** The client reported standardised fonts (a privacy-hardened browser): one fingerprint for many. */
+    standardized?: boolean
+  },
 ): Promise<DeviceResolution> {
   const now = ctx.clock.now()
   let rung: 1 | 2 | 3 = 3
@@ -78,9 +107,16 @@ export async function resolveDevice(
     } else tokenRejected = check.reason
   }
   const network = input.ip?.prefix ?? null
+  let knownDevices: number | undefined
   if (rung !== 1 && input.fingerprint !== null && network !== null) {
     rung = 2
-    identity = await ctx.store.devices.issuedOnNetwork(ctx.tenant.id, input.fingerprint, network)
+    const [issued, tokens] = await Promise.all([
+      ctx.store.devices.issuedOnNetwork(ctx.tenant.id, input.fingerprint, network),
+      ctx.store.devices.tokenIdentities(ctx.tenant.id, input.fingerprint),
+    ])
+    // A standardised fingerprint collides by construction, whether or not tokens were replayed with it.
+    knownDevices = input.standardized ? Math.max(tokens, COLLIDING_TOKENS) : tokens
+    identity = (await mayInherit(ctx, issued, knownDevices, input.userId ?? null)) ? issued : null
   }
   const resolvedId = identity ?? newDeviceIdentity()
   const platform = null
@@ -96,6 +132,9 @@ export async function resolveDevice(
     tokenRejected,
     connection: connectionClass(input.ip),
     platform,
+    ...(knownDevices === undefined ? {} : { knownDevices }),
+    userId: input.userId ?? null,
+    ...(input.standardized ? { standardized: true } : {}),
     collisionRisk: risk,
     riskMeasured: measured,
   }
@@ -108,17 +147,21 @@ export async function resolveDevice(
  * (earlier rows are more recent than anything stored), and its token is re-signed for it.
  */
 export function linkWithinBatch(ctx: TenantContext, devices: readonly DeviceResolution[]): void {
-  const issued = new Map<string, string>()
+  const issued = new Map<string, { id: string; user: string | null }>()
   const now = ctx.clock.now()
   for (const d of devices) {
     if (d.rung === 3 || d.fingerprint === null || d.network === null) continue
     const key = `${d.fingerprint}\u0000${d.network}`
     const earlier = issued.get(key)
-    if (d.rung === 2 && earlier !== undefined && earlier !== d.resolvedId) {
-      d.resolvedId = earlier
-      d.token = signDeviceToken(ctx.hasher, ctx.tenant.id, earlier, now)
+    // The same rule as mayInherit: no hand-over for a fingerprint known to collide or to a newcomer.
+    const allowed =
+      (d.knownDevices ?? 0) < COLLIDING_TOKENS &&
+      (earlier?.user == null || d.userId === null || earlier.user === d.userId)
+    if (d.rung === 2 && earlier !== undefined && earlier.id !== d.resolvedId && allowed) {
+      d.resolvedId = earlier.id
+      d.token = signDeviceToken(ctx.hasher, ctx.tenant.id, earlier.id, now)
     }
-    issued.set(key, d.resolvedId)
+    issued.set(key, { id: d.resolvedId, user: d.userId ?? earlier?.user ?? null })
   }
 }
 
@@ -164,9 +207,23 @@ export function* deviceHistory(
   }
   // Velocity counts scored events: watch-mode beacons take part in session behaviour only.
   const recent = rows.timeline.filter((p) => !p.beacon && p.ms > now - VELOCITY_WINDOW_MS).length
+  // A fingerprint known to collide counts accounts per known device (its accounts over the token
+  // identities replayed with it), so strangers with identical devices are not one device; a rare
+  // fingerprint (a farm that keeps no cookies) keeps its full count on every network.
+  const known = rung === 2 ? (e.device.knownDevices ?? 0) : 0
+  const perDevice = (n: number) =>
+    known >= COLLIDING_TOKENS && n > 0 ? Math.max(1, Math.round(n / known)) : n
+  // A standardised fingerprint (privacy-hardened browsers, no cookies kept) has no per-device measure:
+  // it counts the accounts of its network only.
+  const standardized = rung === 2 && e.device.standardized === true
   const history: DeviceHistory = {
     rung,
-    accounts: rung === 1 ? rows.deviceAccounts : rows.fingerprintAccounts,
+    accounts:
+      rung === 1
+        ? rows.deviceAccounts
+        : standardized
+          ? rows.fingerprintNetworkAccounts
+          : perDevice(rows.fingerprintAccounts),
     accountsSameNetwork: rows.fingerprintNetworkAccounts,
     recentEvents: recent + 1,
     current,

@@ -1,5 +1,6 @@
 import type { ConnectionClass, DevicePoint } from '../../scoring/types.js'
 import { type Db, type Param, q, type Work } from '../engine/db.js'
+import { ACCOUNT_COUNT_CAP } from '../events/ip-accounts.js'
 import type { DeviceEvent, ScoredEvent } from '../events/scored-event.js'
 import { COLLISION_QUERY, type LinkKind, linksOf, recordLinks } from './links.js'
 
@@ -54,6 +55,10 @@ const TIMELINE_BY_FINGERPRINT = withBeacons(EVENT_POINTS('device_id'))
 /** The identity most recently issued to a fingerprint on a network prefix: one index probe. */
 const ISSUED_ON_NETWORK = `SELECT token_id FROM device_observations
   WHERE tenant_id = ? AND device_id = ? AND ip_prefix = ? ORDER BY created_ms DESC, id DESC LIMIT 1`
+
+const FINGERPRINT_TOKENS = `SELECT n FROM device_link_counts WHERE tenant_id = ? AND kind = 'ft' AND key = ?`
+const IDENTITY_ACCOUNTS = `SELECT COUNT(*) AS n, MAX(CASE WHEN member = ? THEN 1 ELSE 0 END) AS own FROM (
+  SELECT member FROM device_links WHERE tenant_id = ? AND kind = 'ta' AND key = ? LIMIT ${ACCOUNT_COUNT_CAP}) AS a`
 
 const OBS_COLS =
   'tenant_id, event_id, created_ms, device_id, resolved_id, token_id, rung, user_id, ip_hash, ip_prefix, asn, country, connection_type, platform, verdict'
@@ -184,6 +189,29 @@ export class DeviceStore {
   async issuedOnNetwork(tenantId: string, fingerprint: string, prefix: string): Promise<string | null> {
     const r = await this.db.get<{ token_id: string }>(ISSUED_ON_NETWORK, [tenantId, fingerprint, prefix])
     return r?.token_id ?? null
+  }
+
+  /** Distinct token identities replayed with `fingerprint` (its `ft` counter): one primary-key probe. */
+  async tokenIdentities(tenantId: string, fingerprint: string): Promise<number> {
+    const r = await this.db.get<{ n: number }>(FINGERPRINT_TOKENS, [tenantId, fingerprint])
+    return r ? Number(r.n) : 0
+  }
+
+  /**
+   * Whether the token identity `identity` has any account (its `ta` links) and whether `userId` is one
+   * of them: one bounded primary-key range.
+   */
+  async identityAccounts(
+    tenantId: string,
+    identity: string,
+    userId: string,
+  ): Promise<{ any: boolean; own: boolean }> {
+    const r = await this.db.get<{ n: number; own: number | null }>(IDENTITY_ACCOUNTS, [
+      userId,
+      tenantId,
+      identity,
+    ])
+    return { any: Number(r?.n ?? 0) > 0, own: Number(r?.own ?? 0) > 0 }
   }
 
   /** Observations of a fingerprint or resolved identity of one tenant, newest first. */

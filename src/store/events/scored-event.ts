@@ -9,6 +9,13 @@ export interface ObservedDevice {
   connection: ConnectionClass | null
   /** os/browser from the beacon, when known. */
   platform: string | null
+  /**
+   * Distinct token identities replayed with the fingerprint before this event (rung 2): 2 or more
+   * means the fingerprint is known to collide. Absent at rungs 1 and 3.
+   */
+  knownDevices?: number
+  /** Set when the client reported a standardised (privacy-hardened) fingerprint at rung 2. */
+  standardized?: true
 }
 
 /**
