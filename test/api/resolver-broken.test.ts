@@ -57,7 +57,8 @@ describe('a resolver that answers NXDOMAIN for everything', () => {
         payload: { event: 'signup', user_id: 'u-ops2', email: 'ops@another-business.com' },
       })
       expect(dead.count('canary.example.com')).toBe(probes)
-      const health = (await h.app.inject({ url: '/v1/health' })).json()
+      // The checks are details for a keyed caller (keyless health says only its status).
+      const health = (await h.app.inject({ url: '/v1/health', headers: t.headers })).json()
       expect(health.status).toBe('ok')
       expect(health.checks.resolver).toMatchObject({ status: 'broken', canary: 'canary.example.com' })
     } finally {
@@ -76,7 +77,8 @@ describe('a resolver that answers NXDOMAIN for everything', () => {
         payload: { event: 'signup', user_id: 'u-x', email: 'someone@no-such-mail-domain.com' },
       })
       expect((res.json() as { reasons: string[] }).reasons).toContain('email_no_mx')
-      const health = (await h.app.inject({ url: '/v1/health' })).json()
+      // The checks are details for a keyed caller (keyless health says only its status).
+      const health = (await h.app.inject({ url: '/v1/health', headers: t.headers })).json()
       expect(health.checks.resolver).toMatchObject({ status: 'ok', canary: 'canary.example.com' })
     } finally {
       await h.close()
