@@ -41,6 +41,7 @@ describe('verdict replay', () => {
     expect(JSON.parse(missing.stderr.split('\n')[0]!).error).toContain('no event')
     const usage = await runCliAsync(['replay'], env)
     expect(usage.status).toBe(2)
-    expect(usage.stderr).toContain('replay EVENT_ID')
+    // A usage error is a short hint naming what is missing (issue 30), not the whole usage.
+    expect(usage.stderr).toContain('replay takes an EVENT_ID')
   })
 })
