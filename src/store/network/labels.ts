@@ -1,31 +1,7 @@
 import { type Db, type Param, q, type Work } from '../engine/db.js'
-import type { LabelRecord } from '../privacy/privacy.js'
+import { LABEL_COLUMNS, type LabelRecord, type LabelRow, toLabel } from '../privacy/privacy.js'
 
-const COLS = 'id, event_id, label, note, email_hash, ip_hash, device_id, user_id, created_ms'
-
-interface Row {
-  id: number
-  event_id: string | null
-  label: string
-  note: string | null
-  email_hash: string | null
-  ip_hash: string | null
-  device_id: string | null
-  user_id: string | null
-  created_ms: number
-}
-
-const toLabel = (r: Row): LabelRecord => ({
-  id: Number(r.id),
-  eventId: r.event_id,
-  label: r.label,
-  note: r.note,
-  emailHash: r.email_hash,
-  ipHash: r.ip_hash,
-  deviceId: r.device_id,
-  userId: r.user_id,
-  createdMs: Number(r.created_ms),
-})
+const COLS = LABEL_COLUMNS
 
 export interface LabelFilter {
   limit: number
@@ -55,7 +31,7 @@ export class LabelStore {
     add('created_ms >= ?', f.sinceMs)
     add('created_ms < ?', f.untilMs)
     const w = where.join(' AND ')
-    const rows = await this.db.all<Row>(
+    const rows = await this.db.all<LabelRow>(
       `SELECT ${COLS} FROM labels WHERE ${w} ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?`,
       [...params, f.limit, f.offset],
     )
@@ -64,7 +40,7 @@ export class LabelStore {
   }
 
   async get(tenantId: string, id: number): Promise<LabelRecord | undefined> {
-    const r = await this.db.get<Row>(`SELECT ${COLS} FROM labels WHERE tenant_id = ? AND id = ?`, [
+    const r = await this.db.get<LabelRow>(`SELECT ${COLS} FROM labels WHERE tenant_id = ? AND id = ?`, [
       tenantId,
       id,
     ])
@@ -86,7 +62,7 @@ export class LabelStore {
     const byUser = users.length
       ? ` OR (event_id IS NULL AND user_id IN (${users.map(() => '?').join(', ')}))`
       : ''
-    const rows = await this.db.all<Row>(
+    const rows = await this.db.all<LabelRow>(
       `SELECT ${COLS} FROM labels WHERE tenant_id = ? AND (event_id IN (${ids.map(() => '?').join(', ')})${byUser})
         ORDER BY created_ms, id`,
       [tenantId, ...ids, ...users],

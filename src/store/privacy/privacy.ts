@@ -30,7 +30,10 @@ export interface LabelRecord {
   createdMs: number
 }
 
-interface LabelRow {
+/** The columns of a label row, in LabelRow's order (shared with store/network/labels.ts). */
+export const LABEL_COLUMNS = 'id, event_id, label, note, email_hash, ip_hash, device_id, user_id, created_ms'
+
+export interface LabelRow {
   id: number
   event_id: string | null
   label: string
@@ -42,7 +45,7 @@ interface LabelRow {
   created_ms: number
 }
 
-const toLabel = (r: LabelRow): LabelRecord => ({
+export const toLabel = (r: LabelRow): LabelRecord => ({
   id: Number(r.id),
   eventId: r.event_id,
   label: r.label,
@@ -203,7 +206,7 @@ export class PrivacyStore {
     const lb = this.labelMatcher(keys)
     const labels = (
       await this.db.all<LabelRow>(
-        `SELECT id, event_id, label, note, email_hash, ip_hash, device_id, user_id, created_ms FROM labels
+        `SELECT ${LABEL_COLUMNS} FROM labels
           WHERE tenant_id = ? AND ${lb.where} ORDER BY created_ms DESC LIMIT ?`,
         [tenantId, ...lb.params, limit],
       )
