@@ -88,4 +88,29 @@ describe.each<Engine>(['sqlite', 'postgres'])('IP velocity after erasure on %s',
       expect(await accounts('bob')).toBe(1)
     },
   )
+
+  it.skipIf(skip)(
+    'IPv6: one /64 is one velocity key; erasing one address re-derives the block from the rest',
+    async () => {
+      const V6 = (host: string) => `2001:db8:42:7:${host}`
+      await score({ event: 'signup', ip: V6('1::1'), user_id: 'ann' })
+      await score({ event: 'signup', ip: V6('2::2'), user_id: 'bob' })
+      await score({ event: 'signup', ip: V6('3::3'), user_id: 'bob' })
+      // Another /64 of the same /48 is another subscriber.
+      await score({ event: 'signup', ip: '2001:db8:42:8::1', user_id: 'cat' })
+      const v6 = async (user: string, host: string) =>
+        count((await score({ event: 'login', ip: V6(host), user_id: user })).event_id)
+      expect(await v6('eve', 'ffff::9')).toBe(3)
+      await forget({ ip: V6('2::2') })
+      // bob keeps his event on 3::3, so the block still counts him.
+      expect(await v6('fay', 'eeee::8')).toBe(4)
+      await forget({ ip: V6('3::3') })
+      expect(await v6('gus', 'dddd::7')).toBe(4)
+      const blockRows = await h.store.db.all<{ user_id: string }>(
+        'SELECT user_id FROM ip_accounts WHERE tenant_id = ? AND user_id IN (?, ?) ORDER BY user_id',
+        [t.tenantId, 'bob', 'cat'],
+      )
+      expect(blockRows.map((r) => r.user_id)).toEqual(['cat'])
+    },
+  )
 })

@@ -48,6 +48,8 @@ export interface EventRow {
   asn: number | null
   asn_bad: number
   ip_hash: string | null
+  /** IPv6: its /64's hash, what velocity counts under (null for IPv4). */
+  ip_block_hash: string | null
   user_id: string | null
   /** The recorded engine input (JSON): holds the IP account count the event was scored with. */
   inputs: string | null
@@ -204,9 +206,12 @@ export function stats(events: readonly EventRow[], to: number, hours: number) {
   }
 }
 
+/** What velocity counts an event's accounts under: its IPv6 /64, or its IPv4 address. */
+const velocityKey = (e: EventRow) => e.ip_block_hash ?? e.ip_hash
+
 /**
  * IP velocity by brute force: the distinct accounts of the events before `ordered[k]` (in the order they
- * were recorded) on its IP in the 10 minutes before it, plus its own account.
+ * were recorded) on its IP (IPv6: its /64) in the 10 minutes before it, plus its own account.
  */
 export function ipAccountsRecount(ordered: readonly EventRow[], k: number, windowMs = 10 * 60_000): number {
   const e = ordered[k]!
@@ -214,7 +219,7 @@ export function ipAccountsRecount(ordered: readonly EventRow[], k: number, windo
   for (let i = 0; i < k; i++) {
     const o = ordered[i]!
     if (
-      o.ip_hash === e.ip_hash &&
+      velocityKey(o) === velocityKey(e) &&
       o.user_id !== null &&
       Number(o.created_ms) > Number(e.created_ms) - windowMs
     )
@@ -224,12 +229,13 @@ export function ipAccountsRecount(ordered: readonly EventRow[], k: number, windo
   return Math.min(100, users.size)
 }
 
-/** Per IP hash and account, the time of the latest event: what `ip_accounts` holds before any trim. */
+/** Per velocity key and account, the time of the latest event: what `ip_accounts` holds before any trim. */
 export function ipAccountPairs(events: readonly EventRow[]): Map<string, number> {
   const out = new Map<string, number>()
   for (const e of events) {
-    if (e.ip_hash === null || e.user_id === null) continue
-    const k = `${e.ip_hash}|${e.user_id}`
+    const key = velocityKey(e)
+    if (key === null || e.user_id === null) continue
+    const k = `${key}|${e.user_id}`
     out.set(k, Math.max(out.get(k) ?? 0, Number(e.created_ms)))
   }
   return out

@@ -242,7 +242,7 @@ describe.each(['sqlite', 'postgres'] as const)('kill -9 under load on %s', (engi
           .soft(new Map(ft.map((c) => [c.key, { n: Number(c.n), lastMs: Number(c.last_ms) }])))
           .toEqual(fingerprintTokens(obs))
         const events = await db.all<EventRow>(
-          'SELECT id, created_ms, verdict, score, reasons, checks, asn, asn_bad, ip_hash, user_id, inputs FROM events WHERE tenant_id = ?',
+          'SELECT id, created_ms, verdict, score, reasons, checks, asn, asn_bad, ip_hash, ip_block_hash, user_id, inputs FROM events WHERE tenant_id = ?',
           [tenantId],
         )
         expect(events.length).toBe(listed.size)

@@ -26,7 +26,11 @@ const STEPS = 220
 const USERS = ['u0', 'u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'blocked-user']
 const FINGERPRINTS = ['fp-a', 'fp-b', 'fp-c', 'fp-d', 'fp-e']
 // Comcast (two /24s), Deutsche Telekom, a Google datacenter address, a private address (no ASN).
+// The IPv6 addresses: two in one /64 (velocity counts the block), one in another /64 of the same /48.
 const IPS = [
+  '2001:db8:7:1::a',
+  '2001:db8:7:1:1234:5678:9abc:def0',
+  '2001:db8:7:2::a',
   '73.162.10.20',
   '73.162.10.21',
   '73.162.99.5',
@@ -116,7 +120,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('maintained aggregates on %s again
       [t.tenantId],
     )
     events = await h.store.db.all<EventRow>(
-      'SELECT id, created_ms, verdict, score, reasons, checks, asn, asn_bad, ip_hash, user_id, inputs FROM events WHERE tenant_id = ?',
+      'SELECT id, created_ms, verdict, score, reasons, checks, asn, asn_bad, ip_hash, ip_block_hash, user_id, inputs FROM events WHERE tenant_id = ?',
       [t.tenantId],
     )
   }, 300_000)

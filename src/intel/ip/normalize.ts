@@ -89,6 +89,14 @@ export function parseIp(input: string): ParsedIp | null {
   return { ip: compressV6(groups), version: 6, prefix: `${net}/48`, hint: `${netHint}::x`, value }
 }
 
+/**
+ * An IPv6 address's /64 (`2001:db8:1:2::/64`): one subscriber's allocation, inside which privacy
+ * extensions pick a new address every day. Null for IPv4, whose address is already the subscriber's.
+ */
+export function block64(ip: ParsedIp): string | null {
+  return ip.version === 6 ? `${formatIp((ip.value >> 64n) << 64n, 6)}/64` : null
+}
+
 /** Canonical text of a numeric address (the inverse of `parseIp(...).value`). */
 export function formatIp(value: bigint, version: IpVersion): string {
   if (version === 4) {

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../context.js'
 import type { EmailAnalysis } from '../../intel/email/index.js'
 import type { IpIntelResult } from '../../intel/ip/index.js'
-import { parseIp } from '../../intel/ip/normalize.js'
+import { block64, parseIp } from '../../intel/ip/normalize.js'
 import { feedWarnings } from '../../scoring/identifiers/ip.js'
 import type { EmailSignals, IpSignals } from '../../scoring/types.js'
 import type { ListKey } from '../../store/rules/lists.js'
@@ -25,6 +25,8 @@ export interface IdentifierInput<S> {
 export interface IpInput extends IdentifierInput<IpSignals> {
   /** The reference-data lookup (network, geolocation, feeds). */
   lookup: IpIntelResult | null
+  /** IPv6: the keyed hash of its /64, which velocity counts under (a rotating address stays one block). */
+  blockHash: string | null
 }
 
 export interface EmailInput extends IdentifierInput<EmailSignals> {
@@ -78,12 +80,14 @@ export function ipInput(ctx: RequestContext, raw: string): IpInput {
   const parsed = parseIp(raw)
   const lookup = parsed ? ctx.intel.ip.lookup(parsed.ip) : null
   if (!parsed || !lookup)
-    return { lookup: null, hash: null, signals: null, listKey: null, warnings: IP_INVALID }
+    return { lookup: null, hash: null, blockHash: null, signals: null, listKey: null, warnings: IP_INVALID }
   const hash = ctx.hasher.entity('ip', parsed.ip)
+  const block = block64(parsed)
   const warnings = feedWarnings(lookup)
   return {
     lookup,
     hash,
+    blockHash: block === null ? null : ctx.hasher.mac('ip-block', block).toString('hex'),
     signals: ipSignals(lookup),
     listKey: { type: 'ip', valueKey: hash },
     warnings: warnings.length ? warnings : NONE,

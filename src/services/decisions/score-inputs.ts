@@ -88,6 +88,7 @@ export async function prepareEvent(
     emailHash: email?.hash ?? null,
     emailDomain: email?.analysis.domain ?? null,
     ipHash: ip?.hash ?? null,
+    ipBlockHash: ip?.blockHash ?? null,
     ipPrefix: lookup?.prefix ?? null,
     asn: lookup?.asn ?? null,
     ipCountry: lookup?.country ?? null,

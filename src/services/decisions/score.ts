@@ -10,7 +10,7 @@ import type { AccountHistory, EngineInput, EngineResult } from '../../scoring/ty
 import type { Work } from '../../store/engine/db.js'
 import type { GroupCounters } from '../../store/events/aggregates.js'
 import type { GroupMeter } from '../../store/events/group-meter.js'
-import type { ScoredEvent } from '../../store/events/scored-event.js'
+import { type ScoredEvent, velocityKey } from '../../store/events/scored-event.js'
 import { mapLimit } from '../../util/pool.js'
 import { uuidv7 } from '../../util/uuid.js'
 import { consumeQuota } from '../access/quota.js'
@@ -78,8 +78,9 @@ function* scoreAndRecord(
   now: number,
 ): Work<Scored> {
   const a = p.attributes
-  const ipAccounts = a.ipHash
-    ? yield* ctx.store.events.ipAccounts(a.tenantId, a.ipHash, now - VELOCITY_WINDOW_MS, a.userId)
+  const ipKey = velocityKey(a)
+  const ipAccounts = ipKey
+    ? yield* ctx.store.events.ipAccounts(a.tenantId, ipKey, now - VELOCITY_WINDOW_MS, a.userId)
     : null
   const dev = yield* deviceHistory(ctx, a, now)
   const mailboxAccounts =

@@ -8,7 +8,7 @@ import {
 } from '../../beacon/contract.js'
 import type { TenantContext } from '../../context.js'
 import { ApiError } from '../../errors.js'
-import { formatIp, type ParsedIp, parseIp } from '../../intel/ip/normalize.js'
+import { block64, type ParsedIp, parseIp } from '../../intel/ip/normalize.js'
 import type { DeviceFlags } from '../../scoring/types.js'
 import type { BeaconObservation } from '../../store/devices/beacons.js'
 import { randomToken } from '../../util/secrets.js'
@@ -97,8 +97,7 @@ export const BEACON_JOIN_WINDOW_MS = 30 * 60_000
 
 /** The network a beacon binds to: IPv4 /24, IPv6 /64 (one household, office or phone's address block). */
 export function networkOf(ip: ParsedIp): string {
-  if (ip.version === 4) return ip.prefix
-  return `${formatIp((ip.value >> 64n) << 64n, 6)}/64`
+  return block64(ip) ?? ip.prefix
 }
 
 function networkHash(ctx: TenantContext, ip: ParsedIp): string {

@@ -1,4 +1,4 @@
-import { formatIp, parseIp } from '../../intel/ip/normalize.js'
+import { block64, parseIp } from '../../intel/ip/normalize.js'
 
 export interface LimitResult {
   allowed: boolean
@@ -108,6 +108,5 @@ export class RateLimiter implements Limiter {
 export function clientBucket(ip: string): string {
   const p = parseIp(ip)
   if (!p) return ip
-  if (p.version === 4) return p.ip
-  return `${formatIp((p.value >> 64n) << 64n, 6)}/64`
+  return block64(p) ?? p.ip
 }

@@ -7,10 +7,10 @@ const ACCOUNT_HISTORY_CAP = 500
 /** Events of one mailbox read to count its accounts: bounds the read for a very active mailbox. */
 const MAILBOX_ROWS_CAP = 2000
 
-import type { EventAttributes, ScoredEvent } from './scored-event.js'
+import { type EventAttributes, type ScoredEvent, velocityKey } from './scored-event.js'
 
 /** What is stored of a scored event: hashes and coarse attributes, never a raw email, IP or phone. */
-export interface EventRecord extends Omit<EventAttributes, 'device'> {
+export interface EventRecord extends Omit<EventAttributes, 'device' | 'ipBlockHash'> {
   id: string
   createdMs: number
   /** The resolved device identity (token identity or fingerprint-derived), when the event carried a device. */
@@ -85,10 +85,10 @@ export interface EventFilter {
   untilMs?: number
 }
 
-const INSERT_EVENT = `INSERT INTO events (${EVENT_COLUMNS}, asn_bad, config_version, rules_version, inputs, shadow_rules)
+const INSERT_EVENT = `INSERT INTO events (${EVENT_COLUMNS}, asn_bad, config_version, rules_version, inputs, shadow_rules, ip_block_hash)
   VALUES (${EVENT_COLUMNS.split(',')
     .map(() => '?')
-    .join(', ')}, ?, ?, ?, ?, ?)`
+    .join(', ')}, ?, ?, ?, ?, ?, ?)`
 
 const likeEscape = (s: string) => s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)
 
@@ -128,9 +128,10 @@ export class EventStore {
       JSON.stringify(s.decidedBy.input),
       // The tenant's shadow rules that held: evidence for promoting them, never part of the decision.
       r.shadow ? JSON.stringify(r.shadow) : null,
+      a.ipBlockHash,
     ])
-    if (a.ipHash !== null && a.userId !== null)
-      yield* recordIpAccount(a.tenantId, a.ipHash, a.userId, s.createdMs)
+    const ipKey = velocityKey(a)
+    if (ipKey !== null && a.userId !== null) yield* recordIpAccount(a.tenantId, ipKey, a.userId, s.createdMs)
   }
 
   /** Marks a labelled event bad for its ASN's rate; returns the event's ASN and time when it was not already. */

@@ -6,7 +6,8 @@ import { type Db, type Param, q, type Work } from '../engine/db.js'
  * at the cap, however much history the IP or the tenant has (a DISTINCT over events could not stop early
  * on PostgreSQL, and the planner was free to walk the tenant's events by user instead).
  * Rows older than the window can never be counted again: the `velocity-trim` job deletes them, so the
- * table holds about an hour of pairs.
+ * table holds about an hour of pairs. The `ip_hash` column holds the velocity key (scored-event.ts
+ * `velocityKey`): the IPv4 address's hash, or the hash of the IPv6 address's /64 (`events.ip_block_hash`).
  */
 
 /** Kept past the window for clocks that step back a little; the read itself is bounded by the window. */
@@ -59,7 +60,7 @@ export function* ipAccountPairsOf(
   params: readonly Param[],
 ): Work<{ ip_hash: string; user_id: string }[]> {
   return yield* q.all<{ ip_hash: string; user_id: string }>(
-    `SELECT DISTINCT ip_hash, user_id FROM events
+    `SELECT DISTINCT COALESCE(ip_block_hash, ip_hash) AS ip_hash, user_id FROM events
       WHERE tenant_id = ? AND ip_hash IS NOT NULL AND user_id IS NOT NULL AND ${eventWhere}`,
     [tenantId, ...params],
   )
@@ -78,11 +79,14 @@ export function* rederiveIpAccounts(
       p.ip_hash,
       p.user_id,
     ])
+    // An IPv4 key is the address's hash (read through the IP index); an IPv6 key is its /64's, read
+    // through the account's events (the user index), since no index leads with the block.
     yield* q.run(
       `INSERT INTO ip_accounts (tenant_id, ip_hash, user_id, last_ms)
-       SELECT tenant_id, ip_hash, user_id, MAX(created_ms) FROM events
-        WHERE tenant_id = ? AND ip_hash = ? AND user_id = ? GROUP BY tenant_id, ip_hash, user_id`,
-      [tenantId, p.ip_hash, p.user_id],
+       SELECT tenant_id, ?, user_id, MAX(created_ms) FROM events
+        WHERE tenant_id = ? AND user_id = ? AND (ip_hash = ? OR ip_block_hash = ?)
+        GROUP BY tenant_id, user_id`,
+      [p.ip_hash, tenantId, p.user_id, p.ip_hash, p.ip_hash],
     )
   }
   if (subject.ipHash !== undefined)

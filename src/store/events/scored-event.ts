@@ -34,12 +34,17 @@ export interface EventAttributes {
   emailHash: string | null
   emailDomain: string | null
   ipHash: string | null
+  /** IPv6 only: the keyed hash of the address's /64, the block IP velocity counts under; null for IPv4. */
+  ipBlockHash: string | null
   ipPrefix: string | null
   asn: number | null
   ipCountry: string | null
   phoneHash: string | null
   phoneCountry: string | null
 }
+
+/** What IP velocity counts accounts under: an IPv6 address's /64, an IPv4 address itself. */
+export const velocityKey = (a: EventAttributes): string | null => a.ipBlockHash ?? a.ipHash
 
 /** An event that carried a fingerprint or a device token. */
 export type DeviceEvent = EventAttributes & { device: ObservedDevice }

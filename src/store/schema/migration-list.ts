@@ -583,4 +583,14 @@ CREATE INDEX console_users_tenant ON console_users (tenant_id);
 CREATE INDEX console_users_email ON console_users (email);
 `,
   },
+  {
+    version: 26,
+    name: 'IPv6 velocity by /64',
+    // The keyed hash of an IPv6 address's /64 (null for IPv4): velocity counts a subscriber's block, and
+    // erasure re-derives the block's pairs from the events that remain. No index: the re-derivation
+    // reads an account's events through the user index.
+    sql: `
+ALTER TABLE events ADD COLUMN ip_block_hash TEXT;
+`,
+  },
 ]
