@@ -3,6 +3,7 @@
 import { registry } from './legit.js'
 import { ACCESS, HOSTING_ASNS, randomIid, v6InPrefix } from './networks.js'
 import { COUNTRIES, type Country, localPart, nameIn, pickCountry } from './people.js'
+import type { Rng } from './rng.js'
 import {
   DAY,
   DAYS,
@@ -58,8 +59,7 @@ function fakeRealEmail(w: World, c: Country): string {
 }
 
 /** Random mailbox names, the way account generators make them. */
-function machineMailbox(w: World): string {
-  const r = w.rng
+export function machineMailbox(r: Rng): string {
   switch (r.int(4)) {
     case 0:
       return `${r.chars('abcdefghijklmnopqrstuvwxyz', r.between(8, 12))}${r.between(10, 9999)}`
@@ -84,7 +84,7 @@ export function hostingFarm(w: World): void {
   for (let i = w.rng.between(15, 50); i > 0; i--) {
     t += w.rng.between(20, 240) * 1000
     const email = w.rng.chance(0.3)
-      ? `${machineMailbox(w)}@${w.rng.pick(DISPOSABLE)}`
+      ? `${machineMailbox(w.rng)}@${w.rng.pick(DISPOSABLE)}`
       : fakeRealEmail(w, claimed)
     emit(w, 'hosting_signup_farm', actor, t, new Device(rotating ? uniqueFp(w.rng) : fixed, 0), {
       event: 'signup',
@@ -269,7 +269,7 @@ export function machineMailboxes(w: World): void {
     emit(w, 'machine_mailbox', actor, t, null, {
       event: 'signup',
       user_id: w.id('u'),
-      email: `${machineMailbox(w)}@${w.rng.pick(FREE_MAIL)}`,
+      email: `${machineMailbox(w.rng)}@${w.rng.pick(FREE_MAIL)}`,
       ip: residentialProxy(w, c),
       device_id: uniqueFp(w.rng),
       timezone: w.rng.pick(c.zones),

@@ -283,6 +283,7 @@ export function ascii(s: string): string {
     .replace(/[øØ]/g, 'o')
     .replace(/[łŁ]/g, 'l')
     .replace(/ı/g, 'i')
+    .replace(/[əƏ]/g, 'e')
     .replace(/[đĐ]/g, 'd')
     .replace(/[æÆ]/g, 'ae')
     .normalize('NFD')

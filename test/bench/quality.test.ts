@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ATTACKS } from '../../bench/quality/attacks.js'
+import { measureGibberish } from '../../bench/quality/gibberish-names.js'
 import { LEGIT } from '../../bench/quality/legit.js'
 import { rocAuc, summarise } from '../../bench/quality/report.js'
 import { simulate } from '../../bench/quality/simulate.js'
@@ -36,4 +37,14 @@ describe('quality simulator', () => {
     expect(s.auc).toBeGreaterThan(0.5)
     expect(s.auc).toBeLessThanOrEqual(1)
   }, 120_000)
+
+  it('measures the gibberish model on real names of many locales and on generated names', () => {
+    const m = measureGibberish(100, 3, 2000)
+    // Every Latin-script locale of faker is present; other scripts are left out, not mangled into names.
+    expect(m.locales.length).toBeGreaterThan(40)
+    expect(m.locales.map((l) => l.locale)).toEqual(expect.arrayContaining(['en_US', 'de', 'tr', 'yo_NG']))
+    expect(m.locales.every((l) => l.names === 100)).toBe(true)
+    expect(m.flagged / m.names).toBeLessThan(0.1)
+    expect(m.machineFlagged / m.machine).toBeGreaterThan(0.9)
+  })
 })
