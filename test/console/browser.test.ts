@@ -198,6 +198,71 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
     await context.close()
   })
 
+  it('creates a custom rule in shadow, previews how often it fires, saves it, then promotes it', async () => {
+    const { t, page, context } = await signedIn()
+    for (let i = 0; i < 4; i++)
+      await score(t, {
+        event: i < 3 ? 'checkout' : 'login',
+        user_id: `cr-${i}`,
+        attributes: { amount: 100 * (i + 1) },
+      })
+    await go(page, 'rules', 'Rules')
+    await page.getByText('No rules yet.', { exact: false }).waitFor()
+    await page.getByRole('button', { name: 'Add a rule' }).click()
+    await page.getByLabel('Rule id').fill('big_checkout')
+    await page.getByLabel('Condition (CEL)').fill("event.name == 'checkout' && event.attributes.amount > 150")
+    await page.getByLabel('Points').fill('30')
+    expect(await page.getByLabel('Mode').inputValue()).toBe('shadow')
+    await page.getByRole('button', { name: 'Keep this rule' }).click()
+    await page.getByText('Draft (not saved)').waitFor()
+    await page.getByRole('button', { name: 'Preview rules' }).click()
+    // Checkouts of 200 and 300 out of the four events.
+    await page.locator('tr[data-rule="big_checkout"]').getByText('2 of 4').waitFor()
+    await shot(page, 'rules-custom-preview')
+    await page.getByRole('button', { name: 'Save rules' }).click()
+    await page.getByText('Rules saved.', { exact: false }).waitFor()
+    const saved = (await h.app.inject({ url: '/v1/config', headers: t.headers })).json().overrides.rules
+    expect(saved).toEqual([
+      {
+        id: 'big_checkout',
+        when: "event.name == 'checkout' && event.attributes.amount > 150",
+        then: { score: 30 },
+        mode: 'shadow',
+        rollout: 100,
+      },
+    ])
+    // Shadow: recorded, never decides.
+    const shadowed = await score(t, { event: 'checkout', user_id: 'cr-9', attributes: { amount: 900 } })
+    expect(JSON.stringify(shadowed.checks)).not.toContain('rule:big_checkout')
+
+    await page.getByRole('button', { name: 'Promote big_checkout to enforce' }).click()
+    await page.getByRole('button', { name: 'Save rules' }).click()
+    await page.getByText('Rules saved.', { exact: false }).waitFor()
+    await page.locator('tr[data-rule="big_checkout"]').getByText('enforce').waitFor()
+    const promoted = (await h.app.inject({ url: '/v1/config', headers: t.headers })).json().overrides.rules
+    expect(promoted[0].mode).toBe('enforce')
+    const enforced = await score(t, { event: 'checkout', user_id: 'cr-10', attributes: { amount: 900 } })
+    expect(JSON.stringify(enforced.checks)).toContain('rule:big_checkout')
+    await context.close()
+  })
+
+  it('shows a refused rule condition at the rule, with the position the server names, and saves nothing', async () => {
+    const { t, page, context } = await signedIn()
+    await go(page, 'rules', 'Rules')
+    await page.getByRole('button', { name: 'Add a rule' }).click()
+    await page.getByLabel('Rule id').fill('typo_rule')
+    await page.getByLabel('Condition (CEL)').fill("event.name == 'checkout' && evnt.attributes.amount > 1")
+    await page.getByRole('button', { name: 'Keep this rule' }).click()
+    await page.getByRole('button', { name: 'Save rules' }).click()
+    const refused = page.locator('tr.refused[data-rule="typo_rule"]')
+    await refused.waitFor()
+    expect(await refused.getByRole('alert').textContent()).toMatch(/rules\[0\] \(typo_rule\).*position \d+/)
+    await shot(page, 'rules-custom-refused')
+    const config = (await h.app.inject({ url: '/v1/config', headers: t.headers })).json()
+    expect(config.overrides.rules ?? []).toEqual([])
+    await context.close()
+  })
+
   it('adds a block-list entry that blocks the next score', async () => {
     const { t, page, context } = await signedIn()
     await go(page, 'lists', 'Lists')

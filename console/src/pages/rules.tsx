@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks'
 import { api, fmtTime, get, pct, post } from '../api'
 import { Loading, Page, Problem, ScrollBox, useLoad } from '../ui'
+import { CustomRules, type Rule } from './custom-rules'
 
 type Numbers = Record<string, number>
 interface Config {
-  overrides: { weights: Numbers; thresholds: Numbers }
+  overrides: { weights: Numbers; thresholds: Numbers; rules?: Rule[] }
   effective: { weights: Numbers; thresholds: Numbers }
   version: number
 }
@@ -242,6 +243,14 @@ export function RulesPage() {
       <p role="status">{status}</p>
       <Problem error={failure} />
       {sim && <WhatIf sim={sim} />}
+      <CustomRules
+        saved={config.overrides.rules ?? []}
+        performance={perf.data?.rules ?? []}
+        onSaved={() => {
+          cfg.reload()
+          versions.reload()
+        }}
+      />
       <h2>Rule performance</h2>
       <Problem error={perf.error} />
       {perf.data && (
