@@ -113,11 +113,31 @@ export async function cpuDuring<T>(
   pid: number,
   backends: BackendWatch | null,
   fn: () => Promise<T>,
-): Promise<{ result: T; serviceMs: number; backendMs: number }> {
+): Promise<{ result: T; serviceMs: number; backendMs: number; writtenBytes: number | null }> {
   await backends?.start()
   const before = processCpuMs(pid) ?? 0
+  const wrote = writtenBytes(pid)
   const result = await fn()
   const serviceMs = (processCpuMs(pid) ?? 0) - before
+  const wroteAfter = writtenBytes(pid)
   const backendMs = backends ? await backends.stop() : 0
-  return { result, serviceMs, backendMs }
+  return {
+    result,
+    serviceMs,
+    backendMs,
+    writtenBytes: wrote === null || wroteAfter === null ? null : wroteAfter - wrote,
+  }
+}
+
+/**
+ * Bytes a process caused to be written to storage (/proc/<pid>/io write_bytes: on SQLite, the WAL and
+ * the checkpoint's copy into the database file); null where the kernel does not report it.
+ */
+export function writtenBytes(pid: number): number | null {
+  try {
+    const m = /^write_bytes: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))
+    return m ? Number(m[1]) : null
+  } catch {
+    return null
+  }
 }

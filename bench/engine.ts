@@ -139,18 +139,23 @@ export interface Cpu {
   serviceUs: number
   backendUs: number
   totalUs: number
+  /** Bytes the service process wrote to storage per event (SQLite: WAL and checkpoint); null if unknown. */
+  writtenPerEvent: number | null
 }
 
-function cpuOf(m: { serviceMs: number; backendMs: number }, events: number): Cpu {
+function cpuOf(
+  m: { serviceMs: number; backendMs: number; writtenBytes: number | null },
+  events: number,
+): Cpu {
   const serviceUs = perEvent(m.serviceMs, events)
   const backendUs = perEvent(m.backendMs, events)
-  return { serviceUs, backendUs, totalUs: serviceUs + backendUs }
+  const writtenPerEvent = m.writtenBytes === null || events === 0 ? null : Math.round(m.writtenBytes / events)
+  return { serviceUs, backendUs, totalUs: serviceUs + backendUs, writtenPerEvent }
 }
 
 export function cpuText(c: Cpu, pg: boolean): string {
-  return pg
-    ? `CPU ${c.totalUs} us/event (service ${c.serviceUs} + backends ${c.backendUs})`
-    : `CPU ${c.totalUs} us/event`
+  if (pg) return `CPU ${c.totalUs} us/event (service ${c.serviceUs} + backends ${c.backendUs})`
+  return `CPU ${c.totalUs} us/event${c.writtenPerEvent === null ? '' : `, ${(c.writtenPerEvent / 1024).toFixed(1)} KiB written/event`}`
 }
 
 /** The latency-and-CPU block of one database state: saturation, one at a time, Poisson arrivals. */

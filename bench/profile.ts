@@ -20,7 +20,16 @@ export interface ProfileResult {
   transactions: number
 }
 
-const label = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 90)
+const labels = new Map<string, string>()
+/** Statement texts are constants: each is shortened once (a regex per call would show in the profile). */
+function label(sql: string): string {
+  let l = labels.get(sql)
+  if (l === undefined) {
+    l = sql.replace(/\s+/g, ' ').trim().slice(0, 90)
+    labels.set(sql, l)
+  }
+  return l
+}
 
 /** Times every statement, COMMIT and transaction of `db` from now on; `take` returns and resets. */
 function timeStatements(db: Db): { take: () => { rows: StatementRow[]; transactions: number } } {
