@@ -132,6 +132,9 @@ export async function scoreReference(
   return { ...m.result, cpuUs: perEvent(m.serviceMs, m.result.ok) }
 }
 
+const IDLE_MS = 3000
+const rate = (ms: number) => ((ms * 1000) / IDLE_MS).toFixed(1)
+
 const perEvent = (ms: number, events: number) => (events > 0 ? Math.round((ms * 1000) / events) : 0)
 
 /** CPU per event of one measurement: the service, and on PostgreSQL its backends too. */
@@ -176,6 +179,13 @@ async function scoreFigures(
 ): Promise<ScoreFigures> {
   const pg = engine.name === 'postgres'
   const backends = settings.backends ?? null
+  // Background work (jobs, the webhook dispatcher, pool upkeep) costs CPU without events; at low
+  // rates it is a visible share of the per-event figure, so it is printed on its own.
+  const idle = await cpuDuring(server.pid, backends, () => new Promise((r) => setTimeout(r, IDLE_MS)))
+  const idleText = pg
+    ? `service ${rate(idle.serviceMs)} + backends ${rate(idle.backendMs)} ms/s`
+    : `${rate(idle.serviceMs)} ms/s`
+  console.log(`${engine.tag}idle CPU over ${IDLE_MS / 1000} s (no requests): ${idleText}`)
   const sat = await cpuDuring(server.pid, backends, () => scoreLoad(server, settings.seconds))
   const saturationCpu = cpuOf(sat, sat.result.ok)
   console.log(row(label, sat.result))
