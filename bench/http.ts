@@ -9,6 +9,8 @@ export interface Figures {
   p99: number
   errors: number
   non2xx: number
+  /** Requests answered 2xx (the events scored, on the score route). */
+  ok: number
 }
 
 export interface BenchServer {
@@ -18,6 +20,10 @@ export interface BenchServer {
   apiKey: string
   /** Moves the server's clock forward to `at` (ms since the epoch); resolves once it has. */
   moveClock: (at: number) => Promise<void>
+  /** `--profile` (verdict servers only): starts a CPU profile and statement timing. */
+  profileStart: () => Promise<void>
+  /** Ends the profile, which the server writes to `file`; returns the statement timings. */
+  profileStop: (file: string) => Promise<Extract<FromServer, { type: 'profile' }>>
   /** Ends the process and waits for it to be gone (its database connections closed). */
   stop: () => Promise<void>
 }
@@ -29,9 +35,14 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()))
 }
 
-export async function startBenchServer(spec: ServerSpec): Promise<BenchServer> {
+/** `env`: extra environment of the server process (PGAPPNAME names its PostgreSQL connections). */
+export async function startBenchServer(
+  spec: ServerSpec,
+  env: Record<string, string> = {},
+): Promise<BenchServer> {
   const child: ChildProcess = spawn(process.execPath, [join(import.meta.dirname, 'servers.js')], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, ...env },
   })
   const send = (m: ToServer) => child.send(m)
   const stop = async () => {
@@ -57,24 +68,33 @@ export async function startBenchServer(spec: ServerSpec): Promise<BenchServer> {
     throw err
   })
   child.removeAllListeners('exit')
-  // Clock moves are answered in order; a server that dies fails the ones still waiting.
-  const waiters: { resolve: () => void; reject: (e: Error) => void }[] = []
+  // Requests of one kind are answered in order; a server that dies fails the ones still waiting.
+  const waiters = new Map<
+    FromServer['type'],
+    { resolve: (m: FromServer) => void; reject: (e: Error) => void }[]
+  >()
   child.on('message', (m: FromServer) => {
-    if (m.type === 'clock-ok') waiters.shift()?.resolve()
+    waiters.get(m.type)?.shift()?.resolve(m)
   })
   child.once('exit', (code) => {
-    for (const w of waiters.splice(0)) w.reject(new Error(`${spec.kind} server exited with ${code}`))
+    for (const list of waiters.values())
+      for (const w of list.splice(0)) w.reject(new Error(`${spec.kind} server exited with ${code}`))
   })
+  const ask = <T extends FromServer['type']>(msg: ToServer, reply: T) =>
+    new Promise<Extract<FromServer, { type: T }>>((resolve, reject) => {
+      if (!child.connected) return reject(new Error(`${spec.kind} server is gone`))
+      const list = waiters.get(reply) ?? []
+      waiters.set(reply, list)
+      list.push({ resolve: resolve as (m: FromServer) => void, reject })
+      send(msg)
+    })
   return {
     port: ready.port,
     pid: child.pid ?? 0,
     apiKey: ready.apiKey,
-    moveClock: (at) =>
-      new Promise<void>((resolve, reject) => {
-        if (!child.connected) return reject(new Error(`${spec.kind} server is gone`))
-        waiters.push({ resolve, reject })
-        send({ type: 'clock', at })
-      }),
+    moveClock: (at) => ask({ type: 'clock', at }, 'clock-ok').then(() => {}),
+    profileStart: () => ask({ type: 'profile-start' }, 'profile-started').then(() => {}),
+    profileStop: (file) => ask({ type: 'profile-stop', file }, 'profile'),
     stop,
   }
 }
@@ -87,6 +107,7 @@ export async function load(opts: autocannon.Options): Promise<Figures> {
     p99: r.latency.p99,
     errors: r.errors,
     non2xx: r.non2xx,
+    ok: r['2xx'],
   }
 }
 

@@ -43,6 +43,7 @@ const sum = (a: Figures, b: Figures): Figures => ({
   p99: Math.max(a.p99, b.p99),
   errors: a.errors + b.errors,
   non2xx: a.non2xx + b.non2xx,
+  ok: a.ok + b.ok,
 })
 
 /** Rounds of one node against two; the order alternates so that drift (a growing schema, autovacuum) cancels. */

@@ -15,6 +15,11 @@ export interface BenchOptions {
   nodes: boolean
   /** Redis the `--nodes` runs use (a key prefix of their own). */
   redisUrl: string
+  /** Poisson arrivals per second, and the length of that run. */
+  rate: number
+  poissonSeconds: number
+  /** Where `--profile` writes CPU profiles; null without the flag. */
+  profileDir: string | null
 }
 
 const USAGE = `usage: npm run bench -- [--seconds N] [--pg] [--history] [--history-events N] [--history-people N]
@@ -30,6 +35,11 @@ const USAGE = `usage: npm run bench -- [--seconds N] [--pg] [--history] [--histo
   --nodes               PostgreSQL with limits in Redis (VERDICT_BENCH_REDIS, default
                         redis://127.0.0.1:6379/0): the shared limit check's cost, then two nodes
                         against one
+  --rate N              Poisson arrivals per second for the open-loop latency run (default 200)
+  --poisson-seconds N   length of that run (default 20)
+  --profile             one more saturation run per engine with a V8 CPU profile and a
+                        per-statement timing table
+  --profile-dir DIR     where the profiles go (default bench-profiles/; implies --profile)
 `
 
 function positiveInt(name: string, value: string | undefined, fallback: number, max: number): number {
@@ -52,6 +62,10 @@ export function benchOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
         'history-events': { type: 'string' },
         'history-people': { type: 'string' },
         nodes: { type: 'boolean', default: false },
+        rate: { type: 'string' },
+        'poisson-seconds': { type: 'string' },
+        profile: { type: 'boolean', default: false },
+        'profile-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
@@ -68,6 +82,10 @@ export function benchOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       historyPeople: positiveInt('history-people', values['history-people'], 50_000, 5_000_000),
       nodes: values.nodes,
       redisUrl: env['VERDICT_BENCH_REDIS']?.trim() || 'redis://127.0.0.1:6379/0',
+      rate: positiveInt('rate', values.rate, 200, 100_000),
+      poissonSeconds: positiveInt('poisson-seconds', values['poisson-seconds'], 20, 600),
+      profileDir:
+        values.profile || values['profile-dir'] ? (values['profile-dir'] ?? 'bench-profiles') : null,
     }
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n\n${USAGE}`)

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { benchAi } from './ai.js'
+import { watchBackends } from './cpu.js'
 import { benchEmailIntel } from './email-intel.js'
 import {
   engineFigures,
@@ -116,26 +117,35 @@ async function main(): Promise<void> {
   console.log(row('verdict: GET /v1/config', config))
   console.log(`ratio GET /v1/config / reference: ${(config.reqPerSec / ref.reqPerSec).toFixed(2)}\n`)
 
-  const scoreRef = await scoreReference(echo.port, opts.seconds)
+  const scoreRef = await scoreReference(echo, opts.seconds)
   console.log(row('reference: Fastify validated echo', scoreRef))
+  console.log(`${''.padEnd(34)} CPU ${scoreRef.cpuUs} us/event at saturation (50 connections)`)
   outcomes.push(...(await engineFigures(SQLITE, verdict, scoreRef, settings)))
   await release(2)
 
   if (pg) {
+    // The server's connections carry this name, so their backends' CPU counts with the service's.
+    const appName = `verdict_${pg.schema}`
     const server = await started(
-      startBenchServer({
-        kind: 'verdict',
-        target: { kind: 'postgres', url: opts.pgUrl },
-        pgSchema: pg.schema,
-        ...clock(),
-      }),
+      startBenchServer(
+        {
+          kind: 'verdict',
+          target: { kind: 'postgres', url: opts.pgUrl },
+          pgSchema: pg.schema,
+          ...clock(),
+        },
+        { PGAPPNAME: appName },
+      ),
     )
+    const backends = await watchBackends(opts.pgUrl, appName)
+    cleanups.push(backends.close)
     console.log(
       `\nPostgreSQL (${redact(opts.pgUrl)}, schema ${pg.schema}; reference: the validated echo above)`,
     )
     outcomes.push(
       ...(await engineFigures(POSTGRES, server, scoreRef, {
         ...settings,
+        backends,
         // Autovacuum would have analysed tables that grew this much; do it now rather than by chance.
         afterHistory: async () => {
           await pg.analyze()
@@ -143,7 +153,7 @@ async function main(): Promise<void> {
         },
       })),
     )
-    await release(1)
+    await release(2)
   }
   if (nodesPg) {
     await nodesFigures({

@@ -4,7 +4,7 @@
  * on the SQLite file or PostgreSQL schema the parent names. Talks to the parent over the IPC channel
  * (see http.ts) and exits when the parent goes away.
  */
-import { rmSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import Fastify from 'fastify'
 import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/config/settings.js'
@@ -16,6 +16,7 @@ import { openStore, type StorageTarget } from '../src/store/index.js'
 import type { Clock } from '../src/util/clock.js'
 import { Hasher } from '../src/util/secrets.js'
 import { startBenchDns } from './dns.js'
+import { Profiler, type StatementRow } from './profile.js'
 
 export type ServerSpec =
   | { kind: 'echo' }
@@ -32,8 +33,17 @@ export type ServerSpec =
       apiKey?: string
     }
 
-export type ToServer = { type: 'start'; spec: ServerSpec } | { type: 'clock'; at: number }
-export type FromServer = { type: 'ready'; port: number; apiKey: string } | { type: 'clock-ok' }
+export type ToServer =
+  | { type: 'start'; spec: ServerSpec }
+  | { type: 'clock'; at: number }
+  | { type: 'profile-start' }
+  /** Ends the profile and writes it to `file`. */
+  | { type: 'profile-stop'; file: string }
+export type FromServer =
+  | { type: 'ready'; port: number; apiKey: string }
+  | { type: 'clock-ok' }
+  | { type: 'profile-started' }
+  | { type: 'profile'; statements: StatementRow[]; transactions: number }
 
 function send(msg: FromServer): void {
   // With a callback a parent that is already gone is not an uncaught error; 'disconnect' handles it.
@@ -108,6 +118,17 @@ async function verdict(
     send({ type: 'clock-ok' })
   })
   const store = await openStore(spec.target, spec.pgSchema ? { pgSchema: spec.pgSchema } : {})
+  const profiler = new Profiler(store.db)
+  process.on('message', async (m: ToServer) => {
+    if (m.type === 'profile-start') {
+      await profiler.start()
+      send({ type: 'profile-started' })
+    } else if (m.type === 'profile-stop') {
+      const r = await profiler.stop()
+      writeFileSync(m.file, r.profile)
+      send({ type: 'profile', statements: r.statements, transactions: r.transactions })
+    }
+  })
   const dns = await startBenchDns()
   const intel = await loadIntel({
     feedsDir: loadSettings().feeds.dir,

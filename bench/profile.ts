@@ -1,0 +1,117 @@
+/**
+ * `--profile`, inside the server process: a V8 CPU profile (through the inspector, so only the measured
+ * window is in it, not start-up) and a per-statement timing table. Statement time is wall time around
+ * the call: on SQLite that is CPU on the event loop (better-sqlite3 is synchronous), on PostgreSQL it
+ * includes the round trip and the backend's work.
+ */
+import { Session } from 'node:inspector/promises'
+import type { Db, Op } from '../src/store/engine/db.js'
+
+export interface StatementRow {
+  sql: string
+  calls: number
+  totalMs: number
+}
+
+export interface ProfileResult {
+  /** The profile as JSON (.cpuprofile, opens in Chrome DevTools or speedscope). */
+  profile: string
+  statements: StatementRow[]
+  transactions: number
+}
+
+const labels = new Map<string, string>()
+/** Statement texts are constants: each is shortened once (a regex per call would show in the profile). */
+function label(sql: string): string {
+  let l = labels.get(sql)
+  if (l === undefined) {
+    l = sql.replace(/\s+/g, ' ').trim().slice(0, 90)
+    labels.set(sql, l)
+  }
+  return l
+}
+
+/** Times every statement, COMMIT and transaction of `db` from now on; `take` returns and resets. */
+function timeStatements(db: Db): { take: () => { rows: StatementRow[]; transactions: number } } {
+  const rows = new Map<string, StatementRow>()
+  let transactions = 0
+  const add = (sql: string, ms: number) => {
+    const key = label(sql)
+    let r = rows.get(key)
+    if (!r) {
+      r = { sql: key, calls: 0, totalMs: 0 }
+      rows.set(key, r)
+    }
+    r.calls++
+    r.totalMs += ms
+  }
+  // The engines keep these private; the bench reaches in rather than give production code a hook.
+  const inner = db as unknown as {
+    execOp: (...args: unknown[]) => unknown
+    commit?: { run: () => unknown }
+    tx: Db['tx']
+  }
+  const exec = inner.execOp.bind(db)
+  inner.execOp = (...args: unknown[]) => {
+    const op = (args.length === 2 ? args[1] : args[0]) as Op
+    const t0 = performance.now()
+    const out = exec(...args)
+    if (out instanceof Promise) return out.finally(() => add(op.sql, performance.now() - t0))
+    add(op.sql, performance.now() - t0)
+    return out
+  }
+  if (inner.commit) {
+    const commit = inner.commit
+    const run = commit.run.bind(commit)
+    inner.commit = {
+      run: () => {
+        const t0 = performance.now()
+        const out = run()
+        add('COMMIT', performance.now() - t0)
+        return out
+      },
+    }
+  }
+  const tx = inner.tx.bind(db)
+  inner.tx = (work) => {
+    transactions++
+    const t0 = performance.now()
+    return tx(work).finally(() => add('(whole transaction, wall time)', performance.now() - t0))
+  }
+  return {
+    take: () => {
+      const out = [...rows.values()].sort((a, b) => b.totalMs - a.totalMs)
+      const n = transactions
+      rows.clear()
+      transactions = 0
+      return { rows: out, transactions: n }
+    },
+  }
+}
+
+export class Profiler {
+  private session: Session | null = null
+  private timing: ReturnType<typeof timeStatements> | null = null
+
+  constructor(private readonly db: Db) {}
+
+  async start(): Promise<void> {
+    this.timing ??= timeStatements(this.db)
+    this.timing.take()
+    this.session = new Session()
+    this.session.connect()
+    await this.session.post('Profiler.enable')
+    await this.session.post('Profiler.setSamplingInterval', { interval: 500 })
+    await this.session.post('Profiler.start')
+  }
+
+  async stop(): Promise<ProfileResult> {
+    const s = this.session
+    if (!s || !this.timing) throw new Error('profile not started')
+    const { profile } = await s.post('Profiler.stop')
+    s.disconnect()
+    this.session = null
+    const t = this.timing.take()
+    return { profile: JSON.stringify(profile), statements: t.rows, transactions: t.transactions }
+  }
+}
