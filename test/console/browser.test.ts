@@ -226,6 +226,7 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
       {
         id: 'big_checkout',
         when: "event.name == 'checkout' && event.attributes.amount > 150",
+        // biome-ignore lint/suspicious/noThenProperty: a rule's effect is its `then` (docs/rules.md)
         then: { score: 30 },
         mode: 'shadow',
         rollout: 100,
