@@ -27,6 +27,7 @@ const built = existsSync(stamp) ? Number(readFileSync(stamp, 'utf8')) : 0
 const sources = Math.max(
   newest(join(root, 'src')),
   newest(join(root, 'bench')),
+  newest(join(root, 'scripts')),
   statSync(join(root, 'package.json')).mtimeMs,
 )
 if (sources > built) {
