@@ -91,7 +91,13 @@ describe('the client against a real server', () => {
       fetch,
       // The server's clock is the harness's: waiting is moving it on.
       // One request a minute: Retry-After is up to 60 s, longer than the default 30 s cap.
-      retry: { maxDelayMs: 120_000, sleep: async (ms) => void (slept.push(ms), h.clock.advance(ms)) },
+      retry: {
+        maxDelayMs: 120_000,
+        sleep: async (ms) => {
+          slept.push(ms)
+          h.clock.advance(ms)
+        },
+      },
     })
     await client.score({ event: 'signup', user_id: 'retry-u' })
     const second = await client.score({ event: 'signup', user_id: 'retry-u' })
@@ -126,7 +132,9 @@ describe('the client against a real server', () => {
       )
     const once = recordingFetch((n) => (n === 0 ? unavailable() : null))
     const slept: number[] = []
-    const sleep = async (ms: number) => void slept.push(ms)
+    const sleep = async (ms: number) => {
+      slept.push(ms)
+    }
     const client = createVerdictClient({ baseUrl, apiKey: t.apiKey, fetch: once.fetch, retry: { sleep } })
     await client.score({ event: 'signup' })
     expect(once.attempts.map((a) => a.status)).toEqual([503, 200])
