@@ -159,6 +159,8 @@ function finishOperation(method: string, op: Json, components: Record<string, Js
     }
     const answer = responses[String(status)]
     if (!isJson(answer)) continue
+    // @fastify/swagger's placeholder: say what a 2xx is instead.
+    if (answer['description'] === 'Default Response') answer['description'] = 'Success'
     answer['headers'] = {
       'X-Request-Id': header('RequestId'),
       ...RATE_LIMIT,

@@ -1496,7 +1496,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1642,7 +1642,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1680,7 +1680,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1857,7 +1857,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1989,7 +1989,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2140,7 +2140,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2298,7 +2298,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2359,7 +2359,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2407,7 +2407,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2469,7 +2469,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2532,7 +2532,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2650,7 +2650,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2760,7 +2760,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2868,7 +2868,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2998,7 +2998,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3120,7 +3120,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3224,7 +3224,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3386,7 +3386,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3471,7 +3471,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3645,7 +3645,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3719,7 +3719,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3798,7 +3798,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3842,7 +3842,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3945,7 +3945,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4016,7 +4016,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4068,7 +4068,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4121,7 +4121,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4209,7 +4209,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4298,7 +4298,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4574,7 +4574,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4652,7 +4652,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4715,7 +4715,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4789,7 +4789,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4875,7 +4875,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4946,7 +4946,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5011,7 +5011,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5069,7 +5069,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5145,7 +5145,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5222,7 +5222,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5302,7 +5302,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Success */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
