@@ -27,6 +27,7 @@ const built = existsSync(stamp) ? Number(readFileSync(stamp, 'utf8')) : 0
 const sources = Math.max(
   newest(join(root, 'src')),
   newest(join(root, 'bench')),
+  newest(join(root, 'scripts')),
   statSync(join(root, 'package.json')).mtimeMs,
 )
 if (sources > built) {
@@ -69,16 +70,23 @@ function pruneStale() {
   }
 }
 
-// The beacon has its own stamp: its sources are beacon/src plus the shared wire contract in src/beacon.
+// The beacon has its own stamp: its sources are beacon/src and its published types (beacon/types) plus
+// the shared wire contract in src/beacon. Its output is dist/beacon (served) and beacon/dist (the package).
 const beaconStamp = join(root, 'dist', 'beacon', '.source-stamp')
 const beaconBuilt = existsSync(beaconStamp) ? Number(readFileSync(beaconStamp, 'utf8')) : 0
 const beaconSources = Math.max(
-  newest(join(root, 'beacon')),
+  newest(join(root, 'beacon', 'src')),
+  newest(join(root, 'beacon', 'types')),
+  statSync(join(root, 'beacon', 'tsconfig.json')).mtimeMs,
   newest(join(root, 'src', 'beacon')),
   statSync(join(root, 'scripts', 'build-beacon.mjs')).mtimeMs,
   statSync(join(root, 'package.json')).mtimeMs,
 )
-if (beaconSources > beaconBuilt || !existsSync(join(root, 'dist', 'beacon', 'manifest.json'))) {
+if (
+  beaconSources > beaconBuilt ||
+  !existsSync(join(root, 'dist', 'beacon', 'manifest.json')) ||
+  !existsSync(join(root, 'beacon', 'dist', 'verdict.d.ts'))
+) {
   execFileSync(process.execPath, [join(root, 'scripts', 'build-beacon.mjs')], {
     stdio: ['ignore', process.stderr, process.stderr],
     cwd: root,

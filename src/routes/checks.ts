@@ -35,6 +35,9 @@ export function registerCheckRoutes(app: App): void {
     '/v1/check/email',
     {
       schema: {
+        operationId: 'checkEmail',
+        description:
+          'Metered as one unit. The address itself is never stored, only its keyed hash in the lookup history.',
         ...single,
         summary:
           'Judge one email address: syntax, aliases, disposable domain, mail server, gibberish, network reputation',
@@ -48,6 +51,9 @@ export function registerCheckRoutes(app: App): void {
     '/v1/check/ip',
     {
       schema: {
+        operationId: 'checkIp',
+        description:
+          'Metered as one unit. The answer comes from the reference data loaded in memory; nothing is fetched per request.',
         ...single,
         summary: 'Judge one IP address: hosting, proxy, VPN, Tor, private relay, geolocation, reputation',
         body: IpRow,
@@ -60,6 +66,8 @@ export function registerCheckRoutes(app: App): void {
     '/v1/check/phone',
     {
       schema: {
+        operationId: 'checkPhone',
+        description: 'Metered as one unit. A national-format number needs its country.',
         ...single,
         summary: 'Judge one phone number: validity, line type, VoIP, disposable lists, carrier, reputation',
         body: PhoneRow,
@@ -73,6 +81,8 @@ export function registerCheckRoutes(app: App): void {
     '/v1/batch/check/email',
     {
       schema: {
+        operationId: 'batchCheckEmail',
+        description: 'One unit per row; the results keep the order of the rows.',
         ...batch,
         summary: 'Judge up to 1000 email addresses',
         body: EmailBatch,
@@ -85,6 +95,8 @@ export function registerCheckRoutes(app: App): void {
     '/v1/batch/check/ip',
     {
       schema: {
+        operationId: 'batchCheckIp',
+        description: 'One unit per row; the results keep the order of the rows.',
         ...batch,
         summary: 'Judge up to 1000 IP addresses',
         body: IpBatch,
@@ -97,6 +109,8 @@ export function registerCheckRoutes(app: App): void {
     '/v1/batch/check/phone',
     {
       schema: {
+        operationId: 'batchCheckPhone',
+        description: 'One unit per row; the results keep the order of the rows.',
         ...batch,
         summary: 'Judge up to 1000 phone numbers',
         body: PhoneBatch,
@@ -112,6 +126,7 @@ export function registerCheckRoutes(app: App): void {
       config: { auth: 'optional' },
       bodyLimit: smallBodyLimit(app, CHECK_BODY_LIMIT),
       schema: {
+        operationId: 'check',
         summary: 'Judge an email and/or an IP; works without a key (limited per client IP, not recorded)',
         description:
           'With a valid key the check is metered (one unit per identifier), listed in /v1/lookups and includes the operator network. Without one it answers from reference data only: reputation counts are zero, recent_abuse is false and the fraud score has no network signals. Never answers 401.',

@@ -18,6 +18,9 @@ export function registerConfigRoutes(app: App): void {
     '/v1/config',
     {
       schema: {
+        operationId: 'getConfig',
+        description:
+          'Shows the overrides this tenant saved and the configuration scoring uses after they are merged onto the defaults.',
         summary: "The tenant's weight and threshold overrides and the effective configuration",
         tags: ['config'],
         querystring: NoQuery,
@@ -31,6 +34,9 @@ export function registerConfigRoutes(app: App): void {
     '/v1/config',
     {
       schema: {
+        operationId: 'putConfig',
+        description:
+          'Each saved change becomes a new configuration version (see GET /v1/config/versions). Thresholds must stay ordered.',
         summary: 'Override weights and thresholds; keys not sent keep their current value',
         tags: ['config'],
         querystring: NoQuery,
@@ -45,6 +51,9 @@ export function registerConfigRoutes(app: App): void {
     '/v1/config/versions',
     {
       schema: {
+        operationId: 'listConfigVersions',
+        description:
+          'Every change made with PUT /v1/config, so a change can be reviewed or undone by saving an earlier one again.',
         summary:
           "The tenant's configuration versions, newest first, each with its full effective configuration",
         tags: ['config'],
@@ -64,6 +73,7 @@ export function registerConfigRoutes(app: App): void {
     '/v1/config/simulate',
     {
       schema: {
+        operationId: 'simulateConfig',
         summary: 'What-if: decide recent events again under a proposed change, without saving anything',
         description:
           'The proposal is merged onto the current overrides and validated as PUT /v1/config validates it. Each event is decided under the current configuration and under the proposal; labelled events give precision and recall of block and of review for both. See docs/outcomes.md.',

@@ -10,6 +10,7 @@ export function registerDeviceRoutes(app: App): void {
     '/v1/device/:deviceId/observations',
     {
       schema: {
+        operationId: 'listDeviceObservations',
         summary: 'Everything observed for a device of this tenant, newest first',
         description:
           'Time, resolution rung, network prefix, ASN, country, connection type, verdict and event id of each score that carried this device.',

@@ -19,6 +19,9 @@ export function registerEventRoutes(app: App): void {
     '/v1/events',
     {
       schema: {
+        operationId: 'listEvents',
+        description:
+          'Filters combine: verdict, event name, exact user id, reason code, time range, or a substring of a user id or fingerprint.',
         summary: 'Scored events, newest first (emailHash and emailDomain instead of a raw email)',
         tags: ['events'],
         querystring: EventsQuery,
@@ -44,6 +47,8 @@ export function registerEventRoutes(app: App): void {
     '/v1/events/:id',
     {
       schema: {
+        operationId: 'getEvent',
+        description: 'Unknown ids, and ids of another tenant, answer 404.',
         summary: 'One scored event as the listing shows it, with its labels and device profile',
         tags: ['events'],
         params: EventParams,
@@ -57,6 +62,8 @@ export function registerEventRoutes(app: App): void {
     '/v1/usage',
     {
       schema: {
+        operationId: 'getUsage',
+        description: 'The same figures are sent on every keyed answer in the Quota-* headers.',
         summary: "This month's metered units against the tenant's monthly quota",
         tags: ['service'],
         querystring: NoQuery,
@@ -69,6 +76,8 @@ export function registerEventRoutes(app: App): void {
     '/v1/stats',
     {
       schema: {
+        operationId: 'getStats',
+        description: 'The window is counted back from now, in hours (default 24).',
         summary: 'Totals and average score per verdict and the top reason codes over a rolling window',
         tags: ['events'],
         querystring: StatsQuery,

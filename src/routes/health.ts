@@ -11,6 +11,9 @@ export function registerHealthRoutes(app: App): void {
       // Keyless like every health probe; a sent key is checked (throttled) only to unlock the details.
       config: { auth: 'none', readsKey: true },
       schema: {
+        operationId: 'getHealth',
+        description:
+          'Needs no key, and then answers only the status; with a valid key it adds the version, the database, and checks naming missing feeds and a broken DNS resolver.',
         summary: 'Service health, database reachability and reference-data freshness',
         tags: ['service'],
         security: [],

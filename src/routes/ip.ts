@@ -9,6 +9,7 @@ export function registerIpRoutes(app: App): void {
     {
       config: { auth: 'optional' },
       schema: {
+        operationId: 'getIp',
         summary: 'The public IP address the service sees for this request',
         description:
           'Behind a proxy (TRUST_PROXY) the address is the X-Forwarded-For entry your own proxy appended; what the caller writes there is never used.',

@@ -30,6 +30,7 @@ export function registerLabelRoutes(app: App): void {
     '/v1/label',
     {
       schema: {
+        operationId: 'label',
         summary: 'Report a real outcome: fraud, chargeback or legit (a false positive)',
         description:
           'fraud/chargeback on a scored event feed the operator network when the tenant opted in; legit writes a local suppression for this tenant only and removes no flag from the network. Only identifiers recorded on the event reach the network; entities stay with this tenant. The recorded verdict never changes.',
@@ -49,6 +50,8 @@ export function registerLabelRoutes(app: App): void {
     '/v1/labels',
     {
       schema: {
+        operationId: 'listLabels',
+        description: 'Paged with limit and offset.',
         summary: 'Recorded outcomes, newest first; filter by event, user, label and time',
         tags: ['labels'],
         querystring: LabelsQuery,
@@ -72,6 +75,7 @@ export function registerLabelRoutes(app: App): void {
     '/v1/labels/:id',
     {
       schema: {
+        operationId: 'withdrawLabel',
         summary: 'Withdraw a label; the operator-network flags it contributed go with it',
         description:
           'Each withdrawn network flag is recorded in the suppression audit (action `withdraw`), and this tenant never contributes that entity again. The recorded verdict never changes.',

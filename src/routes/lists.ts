@@ -18,6 +18,9 @@ export function registerListRoutes(app: App): void {
     '/v1/lists',
     {
       schema: {
+        operationId: 'listListEntries',
+        description:
+          'Paged with limit and offset. Emails and IPs are stored hashed, so entries show a masked hint instead of the value.',
         summary: "The tenant's allow and block entries, newest first",
         tags: ['lists'],
         querystring: ListQuery,
@@ -35,6 +38,9 @@ export function registerListRoutes(app: App): void {
     '/v1/lists',
     {
       schema: {
+        operationId: 'createListEntry',
+        description:
+          'An allow entry lowers the score of matching events, a block entry blocks them. An optional expiry makes the entry temporary.',
         summary: 'Add an allow or block entry (adding an existing entry returns it)',
         tags: ['lists'],
         querystring: NoQuery,
@@ -49,6 +55,8 @@ export function registerListRoutes(app: App): void {
     '/v1/lists/:id',
     {
       schema: {
+        operationId: 'deleteListEntry',
+        description: 'The entry stops matching at once. Unknown ids answer 404.',
         summary: 'Remove a list entry',
         tags: ['lists'],
         params: ListIdParams,
@@ -66,6 +74,9 @@ export function registerListRoutes(app: App): void {
     '/v1/batch/lists',
     {
       schema: {
+        operationId: 'batchCreateListEntries',
+        description:
+          'All rows are validated before any is written; the answer lists the entries in the order sent.',
         summary: 'Add up to 1000 list entries at once; one invalid row rejects the whole batch',
         tags: ['lists', 'batch'],
         querystring: NoQuery,

@@ -10,6 +10,9 @@ export function registerLookupRoutes(app: App): void {
     '/v1/lookups',
     {
       schema: {
+        operationId: 'listLookups',
+        description:
+          'Paged with limit and offset; each row shows a masked hint and the verdict of the check.',
         summary: "The tenant's past identifier checks, newest first (hashes and masked hints only)",
         tags: ['checks'],
         querystring: LookupsQuery,

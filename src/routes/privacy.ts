@@ -18,6 +18,9 @@ export function registerPrivacyRoutes(app: App): void {
     '/v1/subject',
     {
       schema: {
+        operationId: 'getSubject',
+        description:
+          'Matches on any of the identifiers sent; raw emails and IPs are matched through their keyed hashes.',
         summary: 'Everything this tenant holds about a person (access and portability requests)',
         tags: ['privacy'],
         querystring: NoQuery,
@@ -31,6 +34,9 @@ export function registerPrivacyRoutes(app: App): void {
     '/v1/forget',
     {
       schema: {
+        operationId: 'forgetSubject',
+        description:
+          "Deletes this tenant's matching events, lookups, list entries, labels, device observations and stored idempotent responses; the erasure is recorded in the suppression audit with hashes only.",
         summary: 'Erase a person: delete every matching row of this tenant and reclaim the storage',
         tags: ['privacy'],
         querystring: NoQuery,
@@ -46,6 +52,8 @@ export function registerPrivacyRoutes(app: App): void {
     '/v1/suppressions',
     {
       schema: {
+        operationId: 'listSuppressions',
+        description: 'Paged with limit and offset.',
         summary: 'The audit of erasures and legit labels, newest first (hashes only)',
         tags: ['privacy'],
         querystring: SuppressionsQuery,

@@ -9,6 +9,7 @@ export function registerReplayRoutes(app: App): void {
     '/v1/replay',
     {
       schema: {
+        operationId: 'replayEvent',
         summary:
           'Decide a recorded event again from its recorded inputs and compare with the recorded decision',
         description:

@@ -10,6 +10,7 @@ export function registerRuleRoutes(app: App): void {
     '/v1/rules/performance',
     {
       schema: {
+        operationId: 'getRulePerformance',
         summary:
           'Per reason code: how often it fired, its labelled outcomes, precision, recall and a suggested weight',
         description:

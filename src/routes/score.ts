@@ -10,6 +10,7 @@ export function registerScoreRoutes(app: App): void {
     '/v1/score',
     {
       schema: {
+        operationId: 'score',
         summary: 'Score an event: score 0-100, verdict, reason codes, evidence and an explanation',
         description:
           'Records the event (hashes and coarse attributes only); velocity history grows with each call.',
@@ -27,6 +28,9 @@ export function registerScoreRoutes(app: App): void {
     '/v1/batch/score',
     {
       schema: {
+        operationId: 'batchScore',
+        description:
+          'Each row is scored as POST /v1/score would score it, in order; one invalid row rejects the whole batch before anything is recorded.',
         summary: 'Score up to 1000 events in order; later rows see earlier rows',
         tags: ['score', 'batch'],
         querystring: NoQuery,

@@ -34,6 +34,9 @@ export function registerWebhookRoutes(app: App): void {
     '/v1/webhooks',
     {
       schema: {
+        operationId: 'createWebhook',
+        description:
+          'Events are delivered signed (Standard Webhooks); store the secret, it is not shown again.',
         summary: 'Add a webhook endpoint; the answer shows its signing secret, only this once',
         tags,
         querystring: NoQuery,
@@ -48,6 +51,8 @@ export function registerWebhookRoutes(app: App): void {
     '/v1/webhooks',
     {
       schema: {
+        operationId: 'listWebhooks',
+        description: 'Secrets are never shown here.',
         summary: "The tenant's webhook endpoints",
         tags,
         querystring: NoQuery,
@@ -61,6 +66,9 @@ export function registerWebhookRoutes(app: App): void {
     '/v1/webhooks/:webhookId',
     {
       schema: {
+        operationId: 'getWebhook',
+        description:
+          'With its delivery state: since when its attempts fail and why it was disabled, if it was.',
         summary: 'One webhook endpoint',
         tags,
         params: WebhookParams,
@@ -75,6 +83,8 @@ export function registerWebhookRoutes(app: App): void {
     '/v1/webhooks/:webhookId',
     {
       schema: {
+        operationId: 'updateWebhook',
+        description: 'Fields not sent keep their value.',
         summary:
           'Change an endpoint: url, events, description, or enabled (re-enabling clears its failure state)',
         tags,
@@ -91,6 +101,8 @@ export function registerWebhookRoutes(app: App): void {
     '/v1/webhooks/:webhookId',
     {
       schema: {
+        operationId: 'deleteWebhook',
+        description: 'Pending deliveries are dropped with it.',
         summary: 'Delete an endpoint and its deliveries',
         tags,
         params: WebhookParams,
@@ -105,6 +117,8 @@ export function registerWebhookRoutes(app: App): void {
     '/v1/webhooks/:webhookId/rotate-secret',
     {
       schema: {
+        operationId: 'rotateWebhookSecret',
+        description: 'The answer shows the new secret, only this once.',
         summary: 'A new signing secret; the old one keeps signing beside it for overlap_seconds',
         tags,
         params: WebhookParams,
@@ -121,6 +135,8 @@ export function registerWebhookRoutes(app: App): void {
     '/v1/webhooks/:webhookId/deliveries',
     {
       schema: {
+        operationId: 'listWebhookDeliveries',
+        description: 'Each with its status, attempts and next attempt.',
         summary: "An endpoint's deliveries, newest first (kept 30 days)",
         tags,
         params: WebhookParams,
@@ -144,6 +160,8 @@ export function registerWebhookRoutes(app: App): void {
     '/v1/webhooks/:webhookId/deliveries/:messageId/redeliver',
     {
       schema: {
+        operationId: 'redeliverWebhook',
+        description: 'A disabled endpoint, or a delivery being sent right now, answers 409.',
         summary: 'Send a delivery again (same webhook-id), from the start of the retry schedule',
         tags,
         params: DeliveryParams,

@@ -8,7 +8,7 @@ export const ErrorBody = Type.Object(
     code: StrEnum(ERROR_CODES, 'machine-readable error code; branch on this, not on the message'),
     request_id: Type.String({ description: 'id of this request in the server log; quote it when reporting' }),
   },
-  { description: 'Error' },
+  { title: 'ErrorBody', description: 'Every error answer' },
 )
 
 /** A value that may be JSON null. */
@@ -35,11 +35,28 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
 }
 
 /** Strict object: unknown properties are rejected with 400. */
-export function Strict<T extends Record<string, TSchema>>(props: T, options: { description?: string } = {}) {
+export function Strict<T extends Record<string, TSchema>>(
+  props: T,
+  options: { description?: string; title?: string; examples?: unknown[] } = {},
+) {
   return Type.Object(props, { additionalProperties: false, ...options })
 }
 
 /** A string enum typed as its union, documented with `type: string` for OpenAPI. */
-export function StrEnum<T extends string>(values: readonly T[], description?: string) {
-  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) })
+export function StrEnum<T extends string>(values: readonly T[], description?: string, title?: string) {
+  return Type.Unsafe<T>({
+    type: 'string',
+    enum: [...values],
+    ...(description ? { description } : {}),
+    ...(title ? { title } : {}),
+  })
 }
+
+/**
+ * A closed enum in an answer read back from storage: documented closed (clients switch on it), typed
+ * as the stored string, since rows written by an older version are shown as they are.
+ */
+export const Stored = (t: TSchema) => Type.Unsafe<string>(t)
+
+/** The three verdicts, one named schema wherever a verdict is shown or filtered on. */
+export const Verdict = StrEnum(['allow', 'review', 'block'] as const, 'allow, review or block', 'Verdict')

@@ -1,6 +1,7 @@
 import { Type } from '@fastify/type-provider-typebox'
-import { Digits, Nullable, StrEnum, Strict } from './common.js'
+import { Digits, Nullable, Stored, Strict, Verdict } from './common.js'
 import { LabelView } from './labels.js'
+import { Reason } from './score.js'
 
 /** A time in milliseconds since the epoch, as a string of digits (longer than Digits allows). */
 const Millis = (description: string) => Type.String({ pattern: '^\\d{1,16}$', description })
@@ -8,7 +9,7 @@ const Millis = (description: string) => Type.String({ pattern: '^\\d{1,16}$', de
 export const EventsQuery = Strict({
   limit: Type.Optional(Digits('page size, at most 200 (default 50)')),
   offset: Type.Optional(Digits('events to skip')),
-  verdict: Type.Optional(StrEnum(['allow', 'review', 'block'] as const)),
+  verdict: Type.Optional(Verdict),
   event: Type.Optional(Type.String({ maxLength: 64, description: 'only events with this name' })),
   user_id: Type.Optional(Type.String({ maxLength: 256, description: 'only events of exactly this user id' })),
   q: Type.Optional(
@@ -34,11 +35,15 @@ const RecordedCheck = Type.Object(
     check: Type.String(),
     key: Type.Optional(Type.String()),
     weight: Type.Number(),
-    reason: Type.String(),
+    reason: Stored(Reason),
     message: Type.String(),
     evidence: Type.Optional(Type.Object({}, { additionalProperties: true })),
   },
-  { additionalProperties: true },
+  {
+    additionalProperties: true,
+    title: 'RecordedCheck',
+    description: 'A check that fired, as recorded when the event was scored',
+  },
 )
 
 /** A stored event as listings and subject exports show it: hashes and coarse attributes, never a raw email. */
@@ -57,15 +62,48 @@ export const EventView = Type.Object({
   phoneHash: Nullable(Type.String()),
   phoneCountry: Nullable(Type.String()),
   score: Type.Number(),
-  verdict: Type.String(),
-  reasons: Type.Array(Type.String()),
+  verdict: Stored(Verdict),
+  reasons: Type.Array(Stored(Reason)),
   checks: Type.Array(RecordedCheck),
 })
+
+const EVENT_EXAMPLE = {
+  id: '0b6e4f7c-3d1a-4f5e-9c2b-8a7d6e5f4c3b',
+  createdMs: 1777888800000,
+  event: 'signup',
+  userId: 'u-1042',
+  deviceId: null,
+  resolvedDeviceId: null,
+  emailHash: '9f2c4e1a7b3d5f60',
+  emailDomain: 'example.com',
+  ipPrefix: '203.0.113.0/24',
+  asn: 16509,
+  ipCountry: 'US',
+  phoneHash: null,
+  phoneCountry: null,
+  score: 35,
+  verdict: 'allow',
+  reasons: ['datacenter_ip'],
+  checks: [
+    {
+      check: 'ip',
+      key: 'datacenter_ip',
+      weight: 25,
+      reason: 'datacenter_ip',
+      message: 'IP belongs to a hosting provider',
+    },
+  ],
+  labels: [],
+}
 
 /** An event in a listing: as stored, with the labels that apply to it (its own and its user's). */
 export const ListedEvent = Type.Object(
   { ...EventView.properties, labels: Type.Array(LabelView) },
-  { title: 'ListedEvent' },
+  {
+    title: 'Event',
+    description: 'A scored event as stored (hashes and coarse attributes), with the labels that apply to it',
+    examples: [EVENT_EXAMPLE],
+  },
 )
 
 /** GET /v1/events/{id}: the listed event and, when it has one, its device's profile. */
@@ -90,12 +128,15 @@ export const EventDetail = Type.Object(
 
 export const EventParams = Strict({ id: Type.String({ maxLength: 64, description: 'event_id' }) })
 
-export const EventsPage = Type.Object({
-  events: Type.Array(ListedEvent),
-  total: Type.Integer({ description: 'events matching the filter' }),
-  limit: Type.Integer(),
-  offset: Type.Integer(),
-})
+export const EventsPage = Type.Object(
+  {
+    events: Type.Array(ListedEvent),
+    total: Type.Integer({ description: 'events matching the filter' }),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  },
+  { title: 'EventsPage' },
+)
 
 const VerdictStats = Type.Object({
   count: Type.Integer(),

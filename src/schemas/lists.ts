@@ -1,46 +1,74 @@
 import { Type } from '@fastify/type-provider-typebox'
 import { LISTED_KINDS } from '../util/entities.js'
-import { Digits, StrEnum, Strict } from './common.js'
+import { Digits, Stored, StrEnum, Strict } from './common.js'
 
-export const ListEntryInput = Strict({
-  list: StrEnum(['allow', 'block'] as const, 'which list'),
-  type: StrEnum(LISTED_KINDS, 'what kind of entity'),
-  value: Type.String({
-    minLength: 1,
-    maxLength: 320,
-    description: 'the entity; email and ip are stored hashed',
-  }),
-  expires_ms: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      description: 'when the entry stops matching (ms since the epoch, in the future); a job then deletes it',
+const ListName = StrEnum(['allow', 'block'] as const, 'which list', 'ListName')
+const ListedKind = StrEnum(LISTED_KINDS, 'what kind of entity', 'ListedKind')
+
+export const ListEntryInput = Strict(
+  {
+    list: ListName,
+    type: ListedKind,
+    value: Type.String({
+      minLength: 1,
+      maxLength: 320,
+      description: 'the entity; email and ip are stored hashed',
     }),
-  ),
-  note: Type.Optional(Type.String({ maxLength: 500, description: 'your note (why it is listed)' })),
-})
+    expires_ms: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'when the entry stops matching (ms since the epoch, in the future); a job then deletes it',
+      }),
+    ),
+    note: Type.Optional(Type.String({ maxLength: 500, description: 'your note (why it is listed)' })),
+  },
+  {
+    title: 'ListEntryInput',
+    examples: [{ list: 'block', type: 'email', value: 'fraudster@example.com', note: 'chargeback 2026-04' }],
+  },
+)
 
-export const ListEntryView = Type.Object({
-  id: Type.String({ description: 'numeric id used by DELETE /v1/lists/{id}' }),
-  list: Type.String(),
-  type: Type.String(),
-  hint: Type.String({ description: 'masked form for email and ip; the value itself for device and user' }),
-  value: Type.Optional(Type.String()),
-  createdMs: Type.Integer(),
-  expires_ms: Type.Optional(Type.Integer({ description: 'when it stops matching; absent: never' })),
-  note: Type.Optional(Type.String()),
-})
+export const ListEntryView = Type.Object(
+  {
+    id: Type.String({ description: 'numeric id used by DELETE /v1/lists/{id}' }),
+    list: Stored(ListName),
+    type: Stored(ListedKind),
+    hint: Type.String({ description: 'masked form for email and ip; the value itself for device and user' }),
+    value: Type.Optional(Type.String()),
+    createdMs: Type.Integer(),
+    expires_ms: Type.Optional(Type.Integer({ description: 'when it stops matching; absent: never' })),
+    note: Type.Optional(Type.String()),
+  },
+  {
+    title: 'ListEntry',
+    examples: [
+      {
+        id: '17',
+        list: 'block',
+        type: 'email',
+        hint: 'f***@example.com',
+        createdMs: 1777888800000,
+        note: 'chargeback 2026-04',
+      },
+    ],
+  },
+)
 
 export const ListQuery = Strict({
   limit: Type.Optional(Digits('page size, at most 1000 (default 500)')),
   offset: Type.Optional(Digits('entries to skip (default 0)')),
 })
 
-export const ListPage = Type.Object({
-  entries: Type.Array(ListEntryView),
-  total: Type.Integer(),
-  limit: Type.Integer(),
-  offset: Type.Integer(),
-})
+export const ListPage = Type.Object(
+  {
+    entries: Type.Array(ListEntryView),
+    total: Type.Integer(),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  },
+  { title: 'ListPage' },
+)
 
 export const BatchListsBody = Strict({ rows: Type.Array(ListEntryInput, { minItems: 1, maxItems: 1000 }) })
 export const BatchListsResult = Type.Object({ results: Type.Array(ListEntryView) })

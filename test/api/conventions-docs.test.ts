@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { build, type Harness } from '../helpers/build.js'
+import { deref } from '../helpers/openapi.js'
 
 const DOC = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'api-conventions.md'), 'utf8')
 const section = (title: string) => {
@@ -37,7 +38,7 @@ describe('docs/api-conventions.md says what the server does (items 11, 12)', () 
   })
 
   it('every operation whose answer passes unnamed properties through is named in the Responses section', async () => {
-    const doc = (await h.app.inject({ url: '/v1/openapi.json' })).json() as {
+    const doc = deref((await h.app.inject({ url: '/v1/openapi.json' })).json()) as {
       paths: Record<string, Record<string, { responses?: Record<string, unknown> }>>
     }
     const responses = section('Responses')

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ERROR_CODES } from '../../src/errors.js'
 import { build, type Harness } from '../helpers/build.js'
+import { deref } from '../helpers/openapi.js'
 
 interface Schema {
   type?: string
@@ -17,7 +18,7 @@ let operations: { name: string; op: Operation }[]
 
 beforeAll(async () => {
   h = await build()
-  const doc = (await h.app.inject({ url: '/v1/openapi.json' })).json() as {
+  const doc = deref((await h.app.inject({ url: '/v1/openapi.json' })).json()) as {
     paths: Record<string, Record<string, Operation>>
   }
   operations = Object.entries(doc.paths).flatMap(([path, ops]) =>

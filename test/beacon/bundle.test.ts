@@ -83,3 +83,26 @@ describe('antidetect score', () => {
     expect(antidetect(all)).toEqual({ score: 100, confidence: 'high' })
   })
 })
+
+describe('the @verdict/beacon package (beacon/package.json)', () => {
+  const PKG = join(import.meta.dirname, '..', '..', 'beacon')
+  const pkg = JSON.parse(readFileSync(join(PKG, 'package.json'), 'utf8'))
+
+  it('points its ES module, classic script and types at the files the build writes', () => {
+    const main = pkg.exports['.']
+    expect(main).toEqual({
+      types: './dist/verdict.d.ts',
+      import: './dist/verdict.mjs',
+      default: './dist/verdict.js',
+    })
+    for (const file of ['verdict.mjs', 'verdict.js'])
+      expect(readFileSync(join(PKG, 'dist', file), 'utf8'), file).toBe(readFileSync(join(DIST, file), 'utf8'))
+    for (const file of ['verdict.d.ts', 'global.d.ts'])
+      expect(readFileSync(join(PKG, 'dist', file), 'utf8'), file).toBe(
+        readFileSync(join(PKG, 'types', file), 'utf8'),
+      )
+    expect(readFileSync(join(PKG, 'dist', 'verdict.d.ts'), 'utf8')).toMatch(
+      /export declare function collect\(options: CollectOptions\): Promise<CollectResult>/,
+    )
+  })
+})
