@@ -22,7 +22,7 @@ const K = 27 // 0 = boundary, 1..26 = a..z
 const SCALE = 16 // table bytes hold round(-ln p * SCALE)
 const ALPHA = 2 // weight of the bigram estimate inside the trigram estimate
 const BETA = 1 // weight of the unigram estimate inside the bigram estimate
-const TARGET_FP = 0.005 // a wrongly flagged real person costs more than a missed random name
+const TARGET_FP = 0.0005 // a wrongly flagged real person costs more than a missed random name
 
 // --- deterministic randomness --------------------------------------------------------------------
 function mulberry32(seed) {
