@@ -18,7 +18,7 @@ export function registerListRoutes(app: App): void {
     '/v1/lists',
     {
       schema: {
-        summary: "The tenant's allow and block entries, newest first",
+        summary: "The tenant's list entries, newest first; filtered by list, type and status",
         tags: ['lists'],
         querystring: ListQuery,
         response: { 200: ListPage, ...errors(400, 401, 429) },
@@ -27,7 +27,8 @@ export function registerListRoutes(app: App): void {
     async (request) => {
       const limit = digits(request.query.limit, 'query.limit', { fallback: 500, min: 1, max: 1000 })
       const offset = digits(request.query.offset, 'query.offset', { fallback: 0 })
-      return listEntries(tenantContext(request), limit, offset)
+      const { list, type, status } = request.query
+      return listEntries(tenantContext(request), limit, offset, { list, type, status })
     },
   )
 
@@ -35,7 +36,7 @@ export function registerListRoutes(app: App): void {
     '/v1/lists',
     {
       schema: {
-        summary: 'Add an allow or block entry (adding an existing entry returns it)',
+        summary: 'Add a list entry (adding an existing entry returns it)',
         tags: ['lists'],
         querystring: NoQuery,
         body: ListEntryInput,

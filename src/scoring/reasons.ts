@@ -282,6 +282,12 @@ export const REASONS = [
     description: "the email address is on this customer's own blocklist, which decides the outcome",
   },
   {
+    code: 'blocklisted_phone',
+    family: 'lists',
+    fixedWeight: 100,
+    description: "the phone number is on this customer's own blocklist, which decides the outcome",
+  },
+  {
     code: 'blocklisted_device',
     family: 'lists',
     fixedWeight: 100,
@@ -304,6 +310,12 @@ export const REASONS = [
     family: 'lists',
     fixedWeight: 0,
     description: "the email address is on this customer's own allowlist, so other rules are skipped",
+  },
+  {
+    code: 'allowlisted_phone',
+    family: 'lists',
+    fixedWeight: 0,
+    description: "the phone number is on this customer's own allowlist, so other rules are skipped",
   },
   {
     code: 'allowlisted_device',

@@ -127,7 +127,8 @@ export interface AccountHistory {
 }
 
 export interface ListMatch {
-  list: 'allow' | 'block'
+  /** `allow` and `block` decide; any other name is a named list only rules read. */
+  list: string
   type: ListedKind
 }
 

@@ -4,8 +4,9 @@ import type { IpIntelResult } from '../../intel/ip/index.js'
 import { parseIp } from '../../intel/ip/normalize.js'
 import { feedWarnings } from '../../scoring/identifiers/ip.js'
 import type { EmailSignals, IpSignals } from '../../scoring/types.js'
-import type { ListKey } from '../../store/rules/lists.js'
+import type { ListKey, RangeKeys } from '../../store/rules/lists.js'
 import { emailKey, mxStatus, phoneKey } from '../identifiers/evaluate.js'
+import { ipRangeKeys } from '../rules/lists.js'
 
 /**
  * What one identifier of a scored event contributes, before the write. Each identifier is prepared on
@@ -25,13 +26,15 @@ export interface IdentifierInput<S> {
 export interface IpInput extends IdentifierInput<IpSignals> {
   /** The reference-data lookup (network, geolocation, feeds). */
   lookup: IpIntelResult | null
+  /** The keys of the tenant's CIDR entries this address falls in; null when unusable. */
+  rangeKeys: RangeKeys | null
 }
 
 export interface EmailInput extends IdentifierInput<EmailSignals> {
   analysis: EmailAnalysis
 }
 
-/** A phone is stored (hash and country) but neither scored nor listable; tenant rules read its facts. */
+/** A phone is stored (hash and country) and listable but not scored; tenant rules read its facts. */
 export interface PhoneInput extends IdentifierInput<never> {
   country: string | null
   lineType: string | null
@@ -78,7 +81,7 @@ export function ipInput(ctx: RequestContext, raw: string): IpInput {
   const parsed = parseIp(raw)
   const lookup = parsed ? ctx.intel.ip.lookup(parsed.ip) : null
   if (!parsed || !lookup)
-    return { lookup: null, hash: null, signals: null, listKey: null, warnings: IP_INVALID }
+    return { lookup: null, hash: null, signals: null, listKey: null, rangeKeys: null, warnings: IP_INVALID }
   const hash = ctx.hasher.entity('ip', parsed.ip)
   const warnings = feedWarnings(lookup)
   return {
@@ -86,6 +89,7 @@ export function ipInput(ctx: RequestContext, raw: string): IpInput {
     hash,
     signals: ipSignals(lookup),
     listKey: { type: 'ip', valueKey: hash },
+    rangeKeys: ipRangeKeys(ctx.hasher, parsed),
     warnings: warnings.length ? warnings : NONE,
   }
 }
@@ -123,14 +127,15 @@ export async function emailInput(ctx: RequestContext, raw: string): Promise<Emai
 /** Hashed under its E.164 form when it parses; its country is the parsed one, else the caller's hint. */
 export function phoneInput(ctx: RequestContext, raw: string, countryHint: string | null): PhoneInput {
   const p = ctx.intel.phone.analyze(raw, countryHint ?? undefined)
+  const hash = ctx.hasher.entity('phone', phoneKey(p, raw))
   return {
-    hash: ctx.hasher.entity('phone', phoneKey(p, raw)),
+    hash,
     country: p.country ?? countryHint?.toUpperCase() ?? null,
     lineType: p.lineType,
     isVoip: p.isVoip,
     isDisposable: p.isDisposable,
     signals: null,
-    listKey: null,
+    listKey: { type: 'phone', valueKey: hash },
     warnings: NONE,
   }
 }

@@ -45,6 +45,19 @@ export interface PreparedEvent {
   warnings: string[]
 }
 
+/** One match per (list, type): an address on a list both alone and inside a range is on it once. */
+function listMatches(entries: readonly { list: string; type: ListMatch['type'] }[]): ListMatch[] {
+  const seen = new Set<string>()
+  const out: ListMatch[] = []
+  for (const e of entries) {
+    const k = `${e.list}\u0000${e.type}`
+    if (seen.has(k)) continue
+    seen.add(k)
+    out.push({ list: e.list, type: e.type })
+  }
+  return out
+}
+
 /** Empty strings count as absent. */
 const present = (s: string | undefined): string | null =>
   s === undefined || s.trim() === '' ? null : s.trim()
@@ -76,6 +89,7 @@ export async function prepareEvent(
   if (deviceId) listKeys.push({ type: 'device', valueKey: deviceId })
   if (ip?.listKey) listKeys.push(ip.listKey)
   if (email?.listKey) listKeys.push(email.listKey)
+  if (phone?.listKey) listKeys.push(phone.listKey)
 
   const lookup = ip?.lookup ?? null
   const attributes: EventAttributes = {
@@ -97,7 +111,7 @@ export async function prepareEvent(
   const zone = present(body.timezone)
   const now = ctx.clock.now()
   const [matches, stored, device, network, beacon] = await Promise.all([
-    ctx.store.lists.match(ctx.tenant.id, listKeys, now),
+    ctx.store.lists.match(ctx.tenant.id, listKeys, now, ip?.rangeKeys ?? undefined),
     storedConfig ? Promise.resolve(storedConfig) : ctx.store.config.cached(ctx.tenant.id),
     resolveDevice(ctx, {
       fingerprint: deviceId,
@@ -116,7 +130,7 @@ export async function prepareEvent(
     ip,
     email,
     timezone: zone ? { zone, countries: ctx.intel.timezoneCountries(zone) } : null,
-    lists: matches.map((m) => ({ list: m.list, type: m.type })),
+    lists: listMatches(matches),
     config: scoringConfig(effectiveOf(stored.overrides as ConfigOverrides)),
     configVersion: stored.version,
     device,

@@ -347,6 +347,7 @@ export class PrivacyStore {
     }
     add('email', keys.emailHash)
     add('ip', keys.ipHash)
+    add('phone', keys.phoneHash)
     add('device', keys.deviceId)
     add('user', keys.userId)
     return { where: parts.length ? `(${parts.join(' OR ')})` : '(1 = 0)', params }

@@ -583,4 +583,14 @@ CREATE INDEX console_users_tenant ON console_users (tenant_id);
 CREATE INDEX console_users_email ON console_users (email);
 `,
   },
+  {
+    version: 26,
+    name: 'list entries: IP ranges (CIDR) and phones',
+    // A range is listed under the keyed hash of its network and length; its version and length say
+    // which prefixes of a scored address to hash and look up (one lookup per length, never a scan).
+    sql: `
+ALTER TABLE list_entries ADD COLUMN ip_version INTEGER;
+ALTER TABLE list_entries ADD COLUMN prefix_len INTEGER;
+`,
+  },
 ]
