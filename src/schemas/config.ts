@@ -9,16 +9,18 @@ import {
 } from '../scoring/tenant-config.js'
 import { Digits, Nullable, StrEnum, Strict } from './common.js'
 
-const value = () => Type.Number({ minimum: 0, maximum: 100 })
+const value = () =>
+  Nullable(Type.Number({ minimum: 0, maximum: 100, description: '0-100; null removes your override' }))
 
-function keyed<K extends string>(keys: readonly K[], optional: boolean) {
+function keyed<K extends string>(keys: readonly K[]) {
   const props: Record<string, TSchema> = {}
-  for (const k of keys) props[k] = optional ? Type.Optional(value()) : value()
+  for (const k of keys) props[k] = Type.Optional(value())
   return Type.Object(props, { additionalProperties: false })
 }
 
-export const WeightsPatch = Type.Unsafe<Partial<Weights>>(keyed<WeightKey>(WEIGHT_KEYS, true))
-export const ThresholdsPatch = Type.Unsafe<Partial<Thresholds>>(keyed<ThresholdKey>(THRESHOLD_KEYS, true))
+type Patch<T> = { [K in keyof T]?: T[K] | null }
+export const WeightsPatch = Type.Unsafe<Patch<Weights>>(keyed<WeightKey>(WEIGHT_KEYS))
+export const ThresholdsPatch = Type.Unsafe<Patch<Thresholds>>(keyed<ThresholdKey>(THRESHOLD_KEYS))
 
 /** A tenant rule (docs/rules.md); the condition is compiled and checked by the service. */
 export const RuleSpec = Strict(

@@ -11,7 +11,7 @@ export const emailRisk: CheckFamily = (input) => {
     out.push(
       fire('email_relay', {
         key: 'emailRelay',
-        weight: REASON.email_relay.fixedWeight,
+        weight: w.emailRelay,
         message: `The address is an alias of an e-mail relay service (${e.relay}) that forwards to a real mailbox.`,
         evidence: { domain: e.domain, service: e.relay },
       }),

@@ -21,7 +21,7 @@ export const ipRisk: CheckFamily = (input) => {
     out.push(
       fire('privacy_relay', {
         key: 'privacyRelay',
-        weight: REASON.privacy_relay.fixedWeight,
+        weight: w.privacyRelay,
         message: "The IP address is an egress of a platform vendor's private relay service.",
         evidence: { asn: ip.asn, org: ip.org },
       }),

@@ -2,7 +2,13 @@ import { Environment } from '@marcbachmann/cel-js'
 import { ApiError } from '../../errors.js'
 import type { CompiledRule, RuleSpec, RuleVariables } from '../../scoring/rules/types.js'
 import { VARIABLE_TYPES } from '../../scoring/rules/variables.js'
-import { type ConfigOverrides, effectiveConfig, type ScoringConfig } from '../../scoring/tenant-config.js'
+import {
+  type ConfigOverrides,
+  DEFAULT_THRESHOLDS,
+  DEFAULT_WEIGHTS,
+  effectiveConfig,
+  type ScoringConfig,
+} from '../../scoring/tenant-config.js'
 
 /** Bounds of a tenant's rules (docs/rules.md, "Limits"). */
 export const RULE_LIMITS = {
@@ -201,7 +207,9 @@ export function effectiveOf(o: ConfigOverrides & { rules?: RuleSpec[] }): Effect
 /** The engine's configuration: rules compiled (once per distinct rule set and process). */
 export function scoringConfig(c: EffectiveConfig): ScoringConfig {
   const rules = compiledRules(c.rules)
-  return rules.length > 0
-    ? { weights: c.weights, thresholds: c.thresholds, rules }
-    : { weights: c.weights, thresholds: c.thresholds }
+  // A version recorded before a weight became configurable lacks its key: the default (the weight it
+  // was fixed at then) applies, so its events replay identically.
+  const weights = { ...DEFAULT_WEIGHTS, ...c.weights }
+  const thresholds = { ...DEFAULT_THRESHOLDS, ...c.thresholds }
+  return rules.length > 0 ? { weights, thresholds, rules } : { weights, thresholds }
 }

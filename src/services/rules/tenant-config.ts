@@ -10,7 +10,7 @@ import {
   type WeightKey,
 } from '../../scoring/tenant-config.js'
 import type { Work } from '../../store/engine/db.js'
-import type { Overrides } from '../../store/rules/tenant-config.js'
+import { type Overrides, patched } from '../../store/rules/tenant-config.js'
 import { emit } from '../webhooks/events.js'
 import { compileRules, type EffectiveConfig, effectiveOf, scoringConfig } from './compile.js'
 
@@ -21,8 +21,9 @@ export interface ConfigView {
 }
 
 export type ConfigPatch = {
-  weights?: Partial<Record<WeightKey, number>>
-  thresholds?: Partial<Record<ThresholdKey, number>>
+  /** A key set to null removes the tenant's override: the default applies again. */
+  weights?: Partial<Record<WeightKey, number | null>>
+  thresholds?: Partial<Record<ThresholdKey, number | null>>
   /** The whole list of the tenant's rules, replacing the stored one. */
   rules?: RuleSpec[]
 }
@@ -60,8 +61,8 @@ function consistent(overrides: Overrides): ScoringConfig {
 export function mergedConfig(overrides: Overrides, patch: ConfigPatch): ScoringConfig {
   const rules = patch.rules ?? overrides.rules
   return consistent({
-    weights: { ...overrides.weights, ...patch.weights },
-    thresholds: { ...overrides.thresholds, ...patch.thresholds },
+    weights: patched(overrides.weights, patch.weights),
+    thresholds: patched(overrides.thresholds, patch.thresholds),
     ...(rules ? { rules } : {}),
   })
 }
@@ -81,8 +82,8 @@ export async function updateConfig(ctx: TenantContext, patch: ConfigPatch): Prom
   const stored = await ctx.store.config.set(
     ctx.tenant.id,
     {
-      weights: { ...patch.weights } as Record<string, number>,
-      thresholds: { ...patch.thresholds } as Record<string, number>,
+      weights: { ...patch.weights } as Record<string, number | null>,
+      thresholds: { ...patch.thresholds } as Record<string, number | null>,
       ...(patch.rules !== undefined ? { rules: patch.rules } : {}),
     },
     consistent,

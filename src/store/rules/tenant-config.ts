@@ -8,6 +8,19 @@ export type Overrides = Record<ConfigSection, Record<string, number>> & {
   rules?: RuleSpec[]
 }
 
+/** A change of the overrides: a key set to null drops its override (back to the default). */
+export type OverridesPatch = Record<ConfigSection, Record<string, number | null>> & { rules?: RuleSpec[] }
+
+/** `base` with `patch` applied: null removes a key, a number sets it. */
+export function patched(base: Record<string, number>, patch: Record<string, number | null> | undefined) {
+  const out = { ...base }
+  for (const [k, v] of Object.entries(patch ?? {})) {
+    if (v === null) delete out[k]
+    else out[k] = v
+  }
+  return out
+}
+
 /**
  * A tenant's overrides and the number of the config version they make. Version 0 is the configuration
  * a tenant starts with; it is stored (with the time the tenant was created) by the first change.
@@ -74,7 +87,7 @@ export class ConfigStore {
    */
   set(
     tenantId: string,
-    patch: Overrides,
+    patch: OverridesPatch,
     check: (merged: Overrides) => void,
     effective: (o: Overrides) => string,
     now: number,
@@ -88,8 +101,8 @@ export class ConfigStore {
       )
       const current = toStored(yield* q.all<Row>(READ, [tenantId, tenantId, tenantId]))
       const merged: Overrides = {
-        weights: { ...current.overrides.weights, ...patch.weights },
-        thresholds: { ...current.overrides.thresholds, ...patch.thresholds },
+        weights: patched(current.overrides.weights, patch.weights),
+        thresholds: patched(current.overrides.thresholds, patch.thresholds),
       }
       // Rules are replaced as a whole list when sent.
       const rules = patch.rules ?? current.overrides.rules
@@ -107,6 +120,14 @@ export class ConfigStore {
       yield* q.run(insert, [tenantId, version, now, after])
       for (const section of ['weights', 'thresholds'] as const) {
         for (const [key, value] of Object.entries(patch[section])) {
+          if (value === null) {
+            yield* q.run('DELETE FROM tenant_config WHERE tenant_id = ? AND section = ? AND key = ?', [
+              tenantId,
+              section,
+              key,
+            ])
+            continue
+          }
           yield* q.run(
             `INSERT INTO tenant_config (tenant_id, section, key, value) VALUES (?, ?, ?, ?)
              ON CONFLICT (tenant_id, section, key) DO UPDATE SET value = excluded.value`,
