@@ -143,17 +143,17 @@ describe.each<Engine>(['sqlite', 'postgres'])(
     })
 
     run('erasing a phone deletes its list entries', async () => {
-    await setup()
-    await add({ list: 'block', type: 'phone', value: '+14155550123' })
-    await add({ list: 'block', type: 'phone', value: '+14155550124' })
-    const res = await api('POST', '/v1/forget', { phone: '+1 (415) 555-0123' })
-    expect(res.statusCode).toBe(200)
-    expect(res.json().deleted.list_entries).toBe(1)
-    const left = (await api('GET', '/v1/lists')).json().entries
-    expect(left).toEqual([expect.objectContaining({ hint: '+14 ••••••24' })])
-  })
+      await setup()
+      await add({ list: 'block', type: 'phone', value: '+14155550123' })
+      await add({ list: 'block', type: 'phone', value: '+14155550124' })
+      const res = await api('POST', '/v1/forget', { phone: '+1 (415) 555-0123' })
+      expect(res.statusCode).toBe(200)
+      expect(res.json().deleted.list_entries).toBe(1)
+      const left = (await api('GET', '/v1/lists')).json().entries
+      expect(left).toEqual([expect.objectContaining({ hint: '+14 ••••••24' })])
+    })
 
-  run('an allowlisted phone allows', async () => {
+    run('an allowlisted phone allows', async () => {
       await setup()
       await add({ list: 'allow', type: 'phone', value: '+14155550123' })
       const r = await score({ phone: '+1 415 555 0123', ip: '10.0.0.1' })

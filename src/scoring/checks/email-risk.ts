@@ -1,4 +1,3 @@
-import { REASON } from '../reasons.js'
 import type { Check, CheckFamily } from '../types.js'
 import { fire } from './fire.js'
 

@@ -1,5 +1,4 @@
 import { networkWeight } from '../network-signals.js'
-import { REASON } from '../reasons.js'
 import type { Check, CheckFamily } from '../types.js'
 import { fire } from './fire.js'
 

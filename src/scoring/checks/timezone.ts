@@ -1,4 +1,3 @@
-import { REASON } from '../reasons.js'
 import type { CheckFamily } from '../types.js'
 import { fire } from './fire.js'
 import { effectiveIpCountry } from './ip-risk.js'
