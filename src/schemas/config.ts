@@ -45,6 +45,23 @@ export const RuleSpec = Strict(
   { description: 'a tenant rule' },
 )
 
+/** How the tenant declares its attributes (docs/rules.md, "Hashed and counted attributes"). */
+export const AttributeSpecs = Type.Record(
+  Type.String({ pattern: '^[a-z][a-z0-9_]{0,39}$' }),
+  Strict({
+    hashed: Type.Optional(
+      Type.Boolean({ description: 'store and show only its keyed hash; rules compare it only for equality' }),
+    ),
+    counted: Type.Optional(
+      Type.Boolean({
+        description:
+          'keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5)',
+      }),
+    ),
+  }),
+  { maxProperties: 32, description: 'by attribute key; replaces the stored declarations ({} removes them)' },
+)
+
 export const ConfigPatch = Strict({
   weights: Type.Optional(WeightsPatch),
   thresholds: Type.Optional(ThresholdsPatch),
@@ -54,12 +71,14 @@ export const ConfigPatch = Strict({
       description: "the tenant's whole rule list, replacing the stored one",
     }),
   ),
+  attributes: Type.Optional(AttributeSpecs),
 })
 
 const Section = Type.Object({
   weights: Type.Record(Type.String(), Type.Number()),
   thresholds: Type.Record(Type.String(), Type.Number()),
   rules: Type.Optional(Type.Array(RuleSpec)),
+  attributes: Type.Optional(AttributeSpecs),
 })
 
 export const ConfigView = Type.Object({

@@ -86,6 +86,13 @@ export function ruleVariables(
       ja4_known_tool: input.tls?.knownTool ?? null,
     },
     velocity: { ip_accounts: BigInt(input.history.ipAccounts ?? 0) },
+    // Counted attributes by key: counts.card_fp.accounts_24h (docs/rules.md).
+    counts: Object.fromEntries(
+      Object.entries(input.history.attributes ?? {}).map(([k, c]) => [
+        k,
+        Object.fromEntries(Object.entries(c).map(([w, n]) => [w, BigInt(n)])),
+      ]),
+    ),
     lists: {
       allow: listed('allow'),
       block: listed('block'),
@@ -151,6 +158,7 @@ export const VARIABLE_TYPES = {
     ja4_known_tool: 'dyn',
   },
   velocity: { ip_accounts: 'int' },
+  counts: 'map<string, dyn>',
   lists: {
     allow: 'list<string>',
     block: 'list<string>',

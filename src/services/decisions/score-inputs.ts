@@ -14,7 +14,7 @@ import { type DeviceResolution, resolveDevice } from '../devices/device.js'
 import { beaconTls } from '../devices/ja4-signatures.js'
 import { effectiveOf, scoringConfig } from '../rules/compile.js'
 import { gatherNetwork } from './network-signals.js'
-import { ruleFacts } from './rule-facts.js'
+import { type CountedValue, ruleFacts, tenantAttributes } from './rule-facts.js'
 import { type EmailInput, emailInput, type IpInput, ipInput, phoneInput } from './score-identifiers.js'
 
 export type ScoreBody = Static<typeof ScoreRequest>
@@ -42,6 +42,8 @@ export interface PreparedEvent {
   network: NetworkSignals
   /** What the tenant's rules read beyond the signals (event name and attributes, e-mail and phone facts). */
   facts: RuleFacts
+  /** The tenant's counted attributes this event carries, by the keyed hash of their value. */
+  counted: CountedValue[]
   warnings: string[]
 }
 
@@ -124,6 +126,11 @@ export async function prepareEvent(
     bindBeacon(ctx, { deviceId, ip: rawIp, visitId: present(body.visit_id) }, now),
   ])
   if (device.observed) attributes.device = device
+  // Hashed attributes are replaced by their keyed hash here, before anything records or evaluates them.
+  const tenantId = ctx.tenant.id
+  const declared = tenantAttributes(body.attributes, stored.overrides.attributes, (v) =>
+    ctx.hasher.mac('attribute', `${tenantId}\u0000${v}`).toString('hex'),
+  )
   return {
     body,
     attributes,
@@ -138,7 +145,8 @@ export async function prepareEvent(
     deviceFlags: mergeDeviceFlags(body.device, beacon),
     tls: beaconTls(beacon?.ja4, ctx.ja4Signatures),
     network,
-    facts: ruleFacts(body, userId, email, phone, device),
+    facts: ruleFacts({ ...body, attributes: declared.attributes }, userId, email, phone, device),
+    counted: declared.counted,
     warnings,
   }
 }

@@ -1,4 +1,4 @@
-import type { RuleSpec } from '../../scoring/rules/types.js'
+import type { AttributeSpecs, RuleSpec } from '../../scoring/rules/types.js'
 import { type Db, q, type Work } from '../engine/db.js'
 import { Cached, type Invalidation, tenantScoped } from '../engine/invalidation.js'
 
@@ -6,10 +6,15 @@ export type ConfigSection = 'weights' | 'thresholds'
 export type Overrides = Record<ConfigSection, Record<string, number>> & {
   /** The tenant's own rules (docs/rules.md); absent or empty when it has none. */
   rules?: RuleSpec[]
+  /** The tenant's hashed and counted attributes (docs/rules.md); absent when it declares none. */
+  attributes?: AttributeSpecs
 }
 
 /** A change of the overrides: a key set to null drops its override (back to the default). */
-export type OverridesPatch = Record<ConfigSection, Record<string, number | null>> & { rules?: RuleSpec[] }
+export type OverridesPatch = Record<ConfigSection, Record<string, number | null>> & {
+  rules?: RuleSpec[]
+  attributes?: AttributeSpecs
+}
 
 /** `base` with `patch` applied: null removes a key, a number sets it. */
 export function patched(base: Record<string, number>, patch: Record<string, number | null> | undefined) {
@@ -43,9 +48,17 @@ const READ = `SELECT 'version' AS section, '' AS key, COALESCE(MAX(version), 0) 
               UNION ALL
               SELECT section, key, value, NULL FROM tenant_config WHERE tenant_id = ?
               UNION ALL
-              SELECT 'rules', '', 0, rules FROM tenant_rules WHERE tenant_id = ?`
+              SELECT 'rules', '', 0, rules FROM tenant_rules WHERE tenant_id = ?
+              UNION ALL
+              SELECT 'attributes', '', 0, attributes FROM tenant_rules WHERE tenant_id = ? AND attributes IS NOT NULL`
+const readParams = (tenantId: string) => [tenantId, tenantId, tenantId, tenantId]
 
-type Row = { section: ConfigSection | 'version' | 'rules'; key: string; value: number; text: string | null }
+type Row = {
+  section: ConfigSection | 'version' | 'rules' | 'attributes'
+  key: string
+  value: number
+  text: string | null
+}
 
 function toStored(rows: Row[]): StoredConfig {
   const out: StoredConfig = { overrides: { weights: {}, thresholds: {} }, version: 0 }
@@ -54,6 +67,9 @@ function toStored(rows: Row[]): StoredConfig {
     else if (r.section === 'rules') {
       const rules = JSON.parse(r.text ?? '[]') as RuleSpec[]
       if (rules.length > 0) out.overrides.rules = rules
+    } else if (r.section === 'attributes') {
+      const attributes = JSON.parse(r.text ?? '{}') as AttributeSpecs
+      if (Object.keys(attributes).length > 0) out.overrides.attributes = attributes
     } else out.overrides[r.section][r.key] = Number(r.value)
   }
   return out
@@ -75,7 +91,7 @@ export class ConfigStore {
   }
 
   async current(tenantId: string): Promise<StoredConfig> {
-    return toStored(await this.db.all<Row>(READ, [tenantId, tenantId, tenantId]))
+    return toStored(await this.db.all<Row>(READ, readParams(tenantId)))
   }
 
   /**
@@ -99,14 +115,16 @@ export class ConfigStore {
         'UPDATE tenants SET id = id WHERE id = ? RETURNING created_ms',
         [tenantId],
       )
-      const current = toStored(yield* q.all<Row>(READ, [tenantId, tenantId, tenantId]))
+      const current = toStored(yield* q.all<Row>(READ, readParams(tenantId)))
       const merged: Overrides = {
         weights: patched(current.overrides.weights, patch.weights),
         thresholds: patched(current.overrides.thresholds, patch.thresholds),
       }
-      // Rules are replaced as a whole list when sent.
+      // Rules are replaced as a whole list when sent, attribute declarations as a whole map.
       const rules = patch.rules ?? current.overrides.rules
       if (rules && rules.length > 0) merged.rules = rules
+      const attributes = patch.attributes ?? current.overrides.attributes
+      if (attributes && Object.keys(attributes).length > 0) merged.attributes = attributes
       check(merged)
       const before = effective(current.overrides)
       const after = effective(merged)
@@ -140,6 +158,13 @@ export class ConfigStore {
           `INSERT INTO tenant_rules (tenant_id, rules) VALUES (?, ?)
            ON CONFLICT (tenant_id) DO UPDATE SET rules = excluded.rules`,
           [tenantId, JSON.stringify(patch.rules)],
+        )
+      }
+      if (patch.attributes !== undefined) {
+        yield* q.run(
+          `INSERT INTO tenant_rules (tenant_id, rules, attributes) VALUES (?, '[]', ?)
+           ON CONFLICT (tenant_id) DO UPDATE SET attributes = excluded.attributes`,
+          [tenantId, JSON.stringify(patch.attributes)],
         )
       }
       yield* inv.touch(`config:${tenantId}`)
