@@ -59,7 +59,11 @@ export const AttributeSpecs = Type.Record(
       }),
     ),
   }),
-  { maxProperties: 32, description: 'by attribute key; replaces the stored declarations ({} removes them)' },
+  {
+    maxProperties: 32,
+    additionalProperties: false,
+    description: 'by attribute key; replaces the stored declarations ({} removes them)',
+  },
 )
 
 export const ConfigPatch = Strict({

@@ -173,7 +173,12 @@ export const SAMPLES: Samples = {
  */
 export const SERVICE_REFUSALS: Record<string, RegExp[]> = {
   // A rule that does not compile (or repeats an id) names the rule: rules[i] (id): problem.
-  'PUT /v1/config': [/^thresholds\.\w+ \(.*\) must not exceed thresholds\.\w+/, /^rules\[\d+\]/],
+  // More than 5 counted attributes (docs/rules.md) is a service bound.
+  'PUT /v1/config': [
+    /^thresholds\.\w+ \(.*\) must not exceed thresholds\.\w+/,
+    /^rules\[\d+\]/,
+    /^attributes: at most 5 counted attributes/,
+  ],
   'POST /v1/config/simulate': [
     /^thresholds\.\w+ \(.*\) must not exceed thresholds\.\w+/,
     /^body\.since_ms must not be after body\.until_ms$/,
