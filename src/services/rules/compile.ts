@@ -229,16 +229,22 @@ export function compileRules(specs: readonly RuleSpec[], attributes?: AttributeS
 const cache = new Map<string, CompiledRule[]>()
 const CACHE_MAX = 1000
 
-/** The same array (a cached config's) maps to its compiled rules without serialising it again. */
-const byArray = new WeakMap<readonly RuleSpec[], CompiledRule[]>()
+/**
+ * The same array (a cached config's) with the same attribute declarations (the same object) maps to its
+ * compiled rules without serialising either again.
+ */
+const byArray = new WeakMap<
+  readonly RuleSpec[],
+  { attributes: AttributeSpecs | undefined; rules: CompiledRule[] }
+>()
 
 export function compiledRules(
   specs: readonly RuleSpec[] | undefined,
   attributes?: AttributeSpecs,
 ): CompiledRule[] {
   if (!specs || specs.length === 0) return []
-  const known = attributes ? undefined : byArray.get(specs)
-  if (known) return known
+  const known = byArray.get(specs)
+  if (known && known.attributes === attributes) return known.rules
   const key = JSON.stringify([specs, [...hashedPaths(attributes)].sort()])
   let rules = cache.get(key)
   if (!rules) {
@@ -246,7 +252,7 @@ export function compiledRules(
     if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string)
     cache.set(key, rules)
   }
-  if (!attributes) byArray.set(specs, rules)
+  byArray.set(specs, { attributes, rules })
   return rules
 }
 
