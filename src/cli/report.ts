@@ -13,7 +13,8 @@ const share = (x: number | null) => (x === null ? '-' : x.toFixed(2))
 /** The performance report as an aligned text table, numbers right-aligned, '-' where not yet meaningful. */
 export function rulesTable(p: Performance): string {
   const rows = p.rules.map((r) => [
-    r.reason,
+    // A tenant rule's shadow hits are a row of their own beside its enforced ones.
+    'shadow' in r && r.shadow ? `${r.reason} (shadow)` : r.reason,
     String(r.fired),
     String(r.fraud),
     String(r.legit),

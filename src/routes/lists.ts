@@ -20,8 +20,8 @@ export function registerListRoutes(app: App): void {
       schema: {
         operationId: 'listListEntries',
         description:
-          'Paged with limit and offset. Emails and IPs are stored hashed, so entries show a masked hint instead of the value.',
-        summary: "The tenant's allow and block entries, newest first",
+          'Paged with limit and offset, filtered by list, type and status. Emails, IPs and phones are stored hashed, so entries show a masked hint instead of the value.',
+        summary: "The tenant's list entries, newest first; filtered by list, type and status",
         tags: ['lists'],
         querystring: ListQuery,
         response: { 200: ListPage, ...errors(400, 401, 429) },
@@ -30,7 +30,8 @@ export function registerListRoutes(app: App): void {
     async (request) => {
       const limit = digits(request.query.limit, 'query.limit', { fallback: 500, min: 1, max: 1000 })
       const offset = digits(request.query.offset, 'query.offset', { fallback: 0 })
-      return listEntries(tenantContext(request), limit, offset)
+      const { list, type, status } = request.query
+      return listEntries(tenantContext(request), limit, offset, { list, type, status })
     },
   )
 
@@ -40,8 +41,8 @@ export function registerListRoutes(app: App): void {
       schema: {
         operationId: 'createListEntry',
         description:
-          'An allow entry lowers the score of matching events, a block entry blocks them. An optional expiry makes the entry temporary.',
-        summary: 'Add an allow or block entry (adding an existing entry returns it)',
+          'An allow entry lowers the score of matching events, a block entry blocks them, and a named list is one your rules test. An IP entry may be a CIDR range. An optional expiry makes the entry temporary.',
+        summary: 'Add a list entry (adding an existing entry returns it)',
         tags: ['lists'],
         querystring: NoQuery,
         body: ListEntryInput,

@@ -9,16 +9,18 @@ import {
 } from '../scoring/tenant-config.js'
 import { Digits, Nullable, StrEnum, Strict } from './common.js'
 
-const value = () => Type.Number({ minimum: 0, maximum: 100 })
+const value = () =>
+  Nullable(Type.Number({ minimum: 0, maximum: 100, description: '0-100; null removes your override' }))
 
-function keyed<K extends string>(keys: readonly K[], optional: boolean) {
+function keyed<K extends string>(keys: readonly K[]) {
   const props: Record<string, TSchema> = {}
-  for (const k of keys) props[k] = optional ? Type.Optional(value()) : value()
+  for (const k of keys) props[k] = Type.Optional(value())
   return Type.Object(props, { additionalProperties: false })
 }
 
-export const WeightsPatch = Type.Unsafe<Partial<Weights>>(keyed<WeightKey>(WEIGHT_KEYS, true))
-export const ThresholdsPatch = Type.Unsafe<Partial<Thresholds>>(keyed<ThresholdKey>(THRESHOLD_KEYS, true))
+type Patch<T> = { [K in keyof T]?: T[K] | null }
+export const WeightsPatch = Type.Unsafe<Patch<Weights>>(keyed<WeightKey>(WEIGHT_KEYS))
+export const ThresholdsPatch = Type.Unsafe<Patch<Thresholds>>(keyed<ThresholdKey>(THRESHOLD_KEYS))
 
 /** A tenant rule (docs/rules.md); the condition is compiled and checked by the service. */
 export const RuleSpec = Strict(
@@ -43,6 +45,27 @@ export const RuleSpec = Strict(
   { description: 'a tenant rule' },
 )
 
+/** How the tenant declares its attributes (docs/rules.md, "Hashed and counted attributes"). */
+export const AttributeSpecs = Type.Record(
+  Type.String({ pattern: '^[a-z][a-z0-9_]{0,39}$' }),
+  Strict({
+    hashed: Type.Optional(
+      Type.Boolean({ description: 'store and show only its keyed hash; rules compare it only for equality' }),
+    ),
+    counted: Type.Optional(
+      Type.Boolean({
+        description:
+          'keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5)',
+      }),
+    ),
+  }),
+  {
+    maxProperties: 32,
+    additionalProperties: false,
+    description: 'by attribute key; replaces the stored declarations ({} removes them)',
+  },
+)
+
 export const ConfigPatch = Strict({
   weights: Type.Optional(WeightsPatch),
   thresholds: Type.Optional(ThresholdsPatch),
@@ -52,12 +75,14 @@ export const ConfigPatch = Strict({
       description: "the tenant's whole rule list, replacing the stored one",
     }),
   ),
+  attributes: Type.Optional(AttributeSpecs),
 })
 
 const Section = Type.Object({
   weights: Type.Record(Type.String(), Type.Number()),
   thresholds: Type.Record(Type.String(), Type.Number()),
   rules: Type.Optional(Type.Array(RuleSpec)),
+  attributes: Type.Optional(AttributeSpecs),
 })
 
 export const ConfigView = Type.Object({

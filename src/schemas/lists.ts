@@ -2,17 +2,21 @@ import { Type } from '@fastify/type-provider-typebox'
 import { LISTED_KINDS } from '../util/entities.js'
 import { Digits, Stored, StrEnum, Strict } from './common.js'
 
-const ListName = StrEnum(['allow', 'block'] as const, 'which list', 'ListName')
+/** `allow` and `block` decide; other names are named lists that tenant rules test (docs/rules.md). */
+export const LIST_NAME_PATTERN = '^[a-z][a-z0-9_]{0,39}$'
+const ListName = (description: string) =>
+  Type.String({ pattern: LIST_NAME_PATTERN, minLength: 1, maxLength: 40, description })
 const ListedKind = StrEnum(LISTED_KINDS, 'what kind of entity', 'ListedKind')
 
 export const ListEntryInput = Strict(
   {
-    list: ListName,
+    list: ListName('allow, block, or the name of your own list (lower-case letters, digits, _; up to 40)'),
     type: ListedKind,
     value: Type.String({
       minLength: 1,
       maxLength: 320,
-      description: 'the entity; email and ip are stored hashed',
+      description:
+        'the entity; email, ip and phone are stored hashed; an ip may be a CIDR range (/8-/32, /16-/128); a phone is in international form',
     }),
     expires_ms: Type.Optional(
       Type.Integer({
@@ -32,9 +36,12 @@ export const ListEntryInput = Strict(
 export const ListEntryView = Type.Object(
   {
     id: Type.String({ description: 'numeric id used by DELETE /v1/lists/{id}' }),
-    list: Stored(ListName),
+    list: Type.String({ description: 'allow, block or the name of your own list' }),
     type: Stored(ListedKind),
-    hint: Type.String({ description: 'masked form for email and ip; the value itself for device and user' }),
+    hint: Type.String({
+      description:
+        'masked form for email, ip and phone (an ip range narrower than /24 or /48 too); the value itself for device and user',
+    }),
     value: Type.Optional(Type.String()),
     createdMs: Type.Integer(),
     expires_ms: Type.Optional(Type.Integer({ description: 'when it stops matching; absent: never' })),
@@ -56,6 +63,14 @@ export const ListEntryView = Type.Object(
 )
 
 export const ListQuery = Strict({
+  list: Type.Optional(ListName('only entries of this list')),
+  type: Type.Optional(StrEnum(LISTED_KINDS, 'only entries of this type')),
+  status: Type.Optional(
+    StrEnum(
+      ['active', 'expired'] as const,
+      'active: still matching; expired: past expires_ms, not purged yet',
+    ),
+  ),
   limit: Type.Optional(Digits('page size, at most 1000 (default 500)')),
   offset: Type.Optional(Digits('entries to skip (default 0)')),
 })

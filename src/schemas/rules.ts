@@ -8,7 +8,14 @@ export const RulesPerformanceQuery = Strict({
 const Share = (description: string) => Nullable(Type.Number({ minimum: 0, maximum: 1, description }))
 
 const RulePerformance = Type.Object({
-  reason: Type.String({ description: 'the reason code' }),
+  reason: Type.String({ description: 'the reason code (rule:<id> for your own rules)' }),
+  rule_id: Type.Optional(Type.String({ description: 'your own rules only: the rule id (docs/rules.md)' })),
+  shadow: Type.Optional(
+    Type.Boolean({
+      description:
+        'your own rules only: true for the row of its shadow hits (held, recorded, never decided), false for its enforced hits',
+    }),
+  ),
   fired: Type.Integer({ description: 'events of the window the code fired on' }),
   fraud: Type.Integer({ description: 'of those, events whose latest label is fraud or chargeback' }),
   legit: Type.Integer({ description: 'of those, events whose latest label is legit' }),

@@ -1,4 +1,4 @@
-import { REASON } from './reasons.js'
+import { DEFAULT_WEIGHTS, type Weights } from './tenant-config.js'
 
 /** What the operator network knows about the event's entities (suppressed entities already removed). */
 export interface NetworkSignals {
@@ -30,12 +30,16 @@ export const EMPTY_REPUTATION: Reputation = {
   honeypot_hits: 0,
 }
 
-const [ONE_OPERATOR, TWO_OPERATORS, MORE_OPERATORS] = REASON.seen_in_fraud_network.fixedWeight
-
-/** Weight of `seen_in_fraud_network` by distinct flagging operators: 1 → 20, 2 → 30, 3 or more → 40. */
-export function networkWeight(operators: number): number {
+/**
+ * Weight of `seen_in_fraud_network` by distinct flagging operators, from the tenant's weights
+ * (defaults 1 → 20, 2 → 30, 3 or more → 40).
+ */
+export function networkWeight(
+  operators: number,
+  w: Pick<Weights, 'fraudNetworkOne' | 'fraudNetworkTwo' | 'fraudNetworkMore'> = DEFAULT_WEIGHTS,
+): number {
   if (operators <= 0) return 0
-  if (operators === 1) return ONE_OPERATOR
-  if (operators === 2) return TWO_OPERATORS
-  return MORE_OPERATORS
+  if (operators === 1) return w.fraudNetworkOne
+  if (operators === 2) return w.fraudNetworkTwo
+  return w.fraudNetworkMore
 }

@@ -21,7 +21,7 @@ export const REASONS = [
   {
     code: 'privacy_relay',
     family: 'ipRisk',
-    fixedWeight: 0,
+    weightKey: 'privacyRelay',
     description: "the connection uses a platform vendor's privacy relay; informational, carries no weight",
   },
   {
@@ -64,7 +64,7 @@ export const REASONS = [
   {
     code: 'email_relay',
     family: 'emailRisk',
-    fixedWeight: 0,
+    weightKey: 'emailRelay',
     description:
       'the email address is an alias of a relay service that forwards to a real mailbox; informational, carries no weight',
   },
@@ -96,117 +96,117 @@ export const REASONS = [
   {
     code: 'headless_browser',
     family: 'deviceIntegrity',
-    fixedWeight: 45,
+    weightKey: 'headlessBrowser',
     description: 'the browser is automated or runs without a visible window',
   },
   {
     code: 'device_inconsistent',
     family: 'deviceIntegrity',
-    fixedWeight: 25,
+    weightKey: 'deviceInconsistent',
     description: 'the operating system the browser claims does not fit the actual device',
   },
   {
     code: 'emulated_environment',
     family: 'deviceIntegrity',
-    fixedWeight: 40,
+    weightKey: 'emulatedEnvironment',
     description: 'the device looks emulated, virtualised or like device-farm hardware',
   },
   {
     code: 'noise_injected',
     family: 'deviceIntegrity',
-    fixedWeight: 45,
+    weightKey: 'noiseInjected',
     description: 'graphics readings change within one session, a sign of fingerprint randomisation',
   },
   {
     code: 'device_tampered',
     family: 'deviceIntegrity',
-    fixedWeight: 45,
+    weightKey: 'deviceTampered',
     description: 'a built-in browser function used for fingerprinting has been replaced',
   },
   {
     code: 'context_mismatch',
     family: 'deviceIntegrity',
-    fixedWeight: 45,
+    weightKey: 'contextMismatch',
     description: 'the browser gives a different identity inside a background worker than on the page',
   },
   {
     code: 'engine_ua_mismatch',
     family: 'deviceIntegrity',
-    fixedWeight: 40,
+    weightKey: 'engineUaMismatch',
     description: 'the JavaScript engine is not the one the browser claims to be',
   },
   {
     code: 'os_mismatch',
     family: 'deviceIntegrity',
-    fixedWeight: 45,
+    weightKey: 'osMismatch',
     description: 'a reliable operating-system signal contradicts the claimed operating system',
   },
   {
     // High confidence, then medium.
     code: 'antidetect_browser',
     family: 'deviceIntegrity',
-    fixedWeight: [40, 25],
+    weightKey: ['antidetectBrowserHigh', 'antidetectBrowserMed'],
     description: 'the browser shows traits of antidetect software that fakes fingerprints',
   },
   {
     code: 'timezone_mismatch',
     family: 'deviceIntegrity',
-    fixedWeight: 35,
+    weightKey: 'timezoneMismatch',
     description: "the device clock's time zone does not belong to the connection's country",
   },
   {
     code: 'known_spoof_signature',
     family: 'deviceIntegrity',
-    fixedWeight: 35,
+    weightKey: 'knownSpoofSignature',
     description: 'the TLS handshake matches a signature mostly seen in spoofed sessions',
   },
   {
     code: 'forged_beacon',
     family: 'deviceIntegrity',
-    fixedWeight: 45,
+    weightKey: 'forgedBeacon',
     description: 'the client is a scripted tool imitating a browser, judging by its TLS handshake',
   },
   // Mobile app integrity
   {
     code: 'app_tampered',
     family: 'mobileIntegrity',
-    fixedWeight: 40,
+    weightKey: 'appTampered',
     description: 'the app is hooked by instrumentation tooling or runs as a cloned copy',
   },
   {
     code: 'rooted_device',
     family: 'mobileIntegrity',
-    fixedWeight: 20,
+    weightKey: 'rootedDevice',
     description: 'the phone is rooted or jailbroken',
   },
   {
     code: 'sideloaded_app',
     family: 'mobileIntegrity',
-    fixedWeight: 15,
+    weightKey: 'sideloadedApp',
     description: 'the app was installed from outside the official app store',
   },
   {
     code: 'mock_location',
     family: 'mobileIntegrity',
-    fixedWeight: 30,
+    weightKey: 'mockLocation',
     description: 'the phone reports a faked location',
   },
   {
     code: 'debug_environment',
     family: 'mobileIntegrity',
-    fixedWeight: 10,
+    weightKey: 'debugEnvironment',
     description: 'developer debugging is enabled on the phone or in the app',
   },
   {
     code: 'auto_time_off',
     family: 'mobileIntegrity',
-    fixedWeight: 5,
+    weightKey: 'autoTimeOff',
     description: 'automatic time setting is switched off on the phone',
   },
   {
     code: 'vpn_active',
     family: 'mobileIntegrity',
-    fixedWeight: 15,
+    weightKey: 'vpnActive',
     description: 'the phone reports a VPN that network data did not identify',
   },
   // Reuse and velocity
@@ -233,39 +233,39 @@ export const REASONS = [
   {
     code: 'vpn_drop',
     family: 'sessionBehaviour',
-    fixedWeight: 40,
+    weightKey: 'vpnDrop',
     description: 'during one session the device moved from a hosting or proxy address to a home address',
   },
   {
     code: 'ip_cloaking',
     family: 'sessionBehaviour',
-    fixedWeight: 30,
+    weightKey: 'ipCloaking',
     description: 'during one session the device moved from a home address to a hosting or proxy address',
   },
   {
     code: 'device_ip_hopping',
     family: 'sessionBehaviour',
-    fixedWeight: 25,
+    weightKey: 'deviceIpHopping',
     description: 'one device appeared from many different addresses in a short window',
   },
   // Operator network
   {
     code: 'abuse_ip',
     family: 'network',
-    fixedWeight: 40,
+    weightKey: 'abuseIp',
     description: 'the connection address has hit abuse traps that only scanners and bots touch',
   },
   {
     code: 'abusive_asn',
     family: 'network',
-    fixedWeight: 35,
+    weightKey: 'abusiveAsn',
     description: 'the connection belongs to a network with a high share of fraud across this service',
   },
   {
     // One, two, three or more flagging operators.
     code: 'seen_in_fraud_network',
     family: 'network',
-    fixedWeight: [20, 30, 40],
+    weightKey: ['fraudNetworkOne', 'fraudNetworkTwo', 'fraudNetworkMore'],
     description: 'a part of this event was reported as fraud by other users of this service',
   },
   // Tenant lists
@@ -280,6 +280,12 @@ export const REASONS = [
     family: 'lists',
     fixedWeight: 100,
     description: "the email address is on this customer's own blocklist, which decides the outcome",
+  },
+  {
+    code: 'blocklisted_phone',
+    family: 'lists',
+    fixedWeight: 100,
+    description: "the phone number is on this customer's own blocklist, which decides the outcome",
   },
   {
     code: 'blocklisted_device',
@@ -304,6 +310,12 @@ export const REASONS = [
     family: 'lists',
     fixedWeight: 0,
     description: "the email address is on this customer's own allowlist, so other rules are skipped",
+  },
+  {
+    code: 'allowlisted_phone',
+    family: 'lists',
+    fixedWeight: 0,
+    description: "the phone number is on this customer's own allowlist, so other rules are skipped",
   },
   {
     code: 'allowlisted_device',

@@ -1,7 +1,7 @@
 import type { ListedKind } from '../util/entities.js'
 import type { NetworkSignals } from './network-signals.js'
 import type { ReasonCode, ReasonFamily } from './reasons.js'
-import type { RuleFacts } from './rules/facts.js'
+import type { AttributeCounts, RuleFacts } from './rules/facts.js'
 import type { CustomReason } from './rules/types.js'
 import type { ScoringConfig } from './tenant-config.js'
 
@@ -111,6 +111,8 @@ export interface HistorySignals {
   mailboxAccounts?: number | null
   /** The account's earlier events, for takeover; absent for signups and events without an account. */
   account?: AccountHistory | null
+  /** The tenant's counted attributes this event carries, by key (docs/rules.md); absent without any. */
+  attributes?: Record<string, AttributeCounts>
 }
 
 /** What an account's earlier events say about this one (docs/scoring.md, account takeover). */
@@ -127,7 +129,8 @@ export interface AccountHistory {
 }
 
 export interface ListMatch {
-  list: 'allow' | 'block'
+  /** `allow` and `block` decide; any other name is a named list only rules read. */
+  list: string
   type: ListedKind
 }
 

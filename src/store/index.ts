@@ -9,6 +9,7 @@ import { Invalidation, postgresListen, postgresNotify } from './engine/invalidat
 import { LeaseStore } from './engine/leases.js'
 import { PostgresDb } from './engine/postgres.js'
 import { SqliteDb, type SqliteOptions } from './engine/sqlite.js'
+import { AttributeCountStore } from './events/attribute-counts.js'
 import { DecisionStore } from './events/decisions.js'
 import { EventStore } from './events/events.js'
 import { IdempotencyStore } from './events/idempotency.js'
@@ -40,6 +41,7 @@ export class Store {
   readonly network: NetworkStore
   readonly labels: LabelStore
   readonly events: EventStore
+  readonly attributeCounts: AttributeCountStore
   readonly devices: DeviceStore
   readonly beacons: BeaconStore
   readonly ja4: Ja4Store
@@ -71,6 +73,7 @@ export class Store {
     this.network = new NetworkStore(db, inv)
     this.labels = new LabelStore(db)
     this.events = new EventStore(db)
+    this.attributeCounts = new AttributeCountStore(db)
     this.privacy = new PrivacyStore(db, inv)
     this.devices = new DeviceStore(db)
     this.beacons = new BeaconStore(db)

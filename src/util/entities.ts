@@ -5,8 +5,14 @@
 export const ENTITY_KINDS = ['email', 'ip', 'phone', 'device', 'user'] as const
 export type EntityKind = (typeof ENTITY_KINDS)[number]
 
-/** The kinds a tenant allow/block entry may name: phone numbers are not listable. */
-export const LISTED_KINDS = ['ip', 'email', 'device', 'user'] as const satisfies readonly EntityKind[]
+/** The kinds a tenant list entry may name (an ip entry may be a CIDR range). */
+export const LISTED_KINDS = [
+  'ip',
+  'email',
+  'phone',
+  'device',
+  'user',
+] as const satisfies readonly EntityKind[]
 export type ListedKind = (typeof LISTED_KINDS)[number]
 
 /** The kinds with an identifier check (`/v1/check/…`), as the lookup history records them. */

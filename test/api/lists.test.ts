@@ -73,10 +73,12 @@ describe('POST /v1/lists', () => {
     expect(long.statusCode).toBe(400)
     expect(long.json().error).toContain('body.value')
     expect((await post({ list: 'block', type: 'user', value: '' })).statusCode).toBe(400)
-    const badList = await post({ list: 'grey', type: 'user', value: 'x' })
+    // Named lists are lower-case (test/api/list-ranges.test.ts).
+    const badList = await post({ list: 'Grey', type: 'user', value: 'x' })
     expect(badList.statusCode).toBe(400)
     expect(badList.json().error).toContain('body.list')
-    expect((await post({ list: 'block', type: 'phone', value: 'x' })).json().error).toContain('body.type')
+    expect((await post({ list: 'block', type: 'card', value: 'x' })).json().error).toContain('body.type')
+    expect((await post({ list: 'block', type: 'phone', value: 'x' })).json().error).toContain('body.value')
     for (const field of ['list', 'type', 'value']) {
       const body: Record<string, string> = { list: 'block', type: 'user', value: 'x' }
       delete body[field]

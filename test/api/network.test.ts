@@ -62,7 +62,7 @@ describe('labels and the operator network', () => {
   })
 
   it('grows the weight with distinct flagging operators: 1 → 20, 2 → 30, 3+ → 40', async () => {
-    expect([0, 1, 2, 3, 7].map(networkWeight)).toEqual([0, 20, 30, 30 + 10, 40])
+    expect([0, 1, 2, 3, 7].map((n) => networkWeight(n))).toEqual([0, 20, 30, 30 + 10, 40])
     const observer = await h.tenant()
     const weights: number[] = []
     for (let i = 0; i < 4; i++) {

@@ -9,7 +9,11 @@ const hasPg = await pgAvailable()
 const EMAIL = 'Distinct.Person+x@gmail.com'
 const PHONE = '+44 20 7946 0321'
 const IP = '73.162.10.20'
+/** A hashed attribute's value (a card fingerprint): only its keyed hash may rest (docs/rules.md). */
+const CARD = 'CardRaw-4111-77'
 const RAW = [
+  CARD,
+  '73.162.10.16',
   'distinct.person',
   'distinctperson',
   IP,
@@ -29,6 +33,24 @@ const RAW = [
  */
 async function sendEverywhere(h: Harness): Promise<{ token: string }> {
   const t = await h.tenant({ shareNetwork: true })
+  const declared = await h.app.inject({
+    method: 'PUT',
+    url: '/v1/config',
+    headers: t.headers,
+    payload: {
+      attributes: { card_fp: { hashed: true, counted: true } },
+      rules: [
+        {
+          id: 'shared_card',
+          when: 'has(event.attributes.card_fp) && counts.card_fp.accounts_24h >= 1',
+          then: { score: 1 },
+          mode: 'enforce',
+          rollout: 100,
+        },
+      ],
+    },
+  })
+  expect(declared.statusCode, declared.body).toBe(200)
   const post = (url: string, payload: object, key?: string) =>
     h.app.inject({
       method: 'POST',
@@ -43,10 +65,13 @@ async function sendEverywhere(h: Harness): Promise<{ token: string }> {
     phone: PHONE,
     user_id: 'u',
     device_id: 'fp-at-rest',
+    attributes: { card_fp: CARD, plan: 'pro' },
   }
   const scored = await post('/v1/score', person, 'at-rest-1')
   expect(scored.statusCode).toBe(200)
   expect(scored.json().identity.email_canonical).toBe('distinctperson@gmail.com')
+  // The hashed attribute reached the rule (as its hash) and was counted.
+  expect(scored.json().reasons).toContain('rule:shared_card')
   const token = scored.json().device_token as string
   expect(token).toBeTruthy()
   // The replay gives back the same response, identifiers included.
@@ -67,6 +92,8 @@ async function sendEverywhere(h: Harness): Promise<{ token: string }> {
     ['/v1/check/phone', { phone: PHONE }],
     ['/v1/lists', { list: 'block', type: 'email', value: EMAIL }],
     ['/v1/lists', { list: 'block', type: 'ip', value: IP }],
+    ['/v1/lists', { list: 'block', type: 'ip', value: '73.162.10.16/28' }],
+    ['/v1/lists', { list: 'block', type: 'phone', value: PHONE }],
     ['/v1/label', { label: 'fraud', event_id: scored.json().event_id }],
     ['/v1/label', { label: 'fraud', entities: { email: EMAIL, ip: IP } }],
     ['/v1/subject', { email: EMAIL, phone: PHONE, ip: IP }],

@@ -226,7 +226,6 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
       {
         id: 'big_checkout',
         when: "event.name == 'checkout' && event.attributes.amount > 150",
-        // biome-ignore lint/suspicious/noThenProperty: a rule's effect is its `then` (docs/rules.md)
         then: { score: 30 },
         mode: 'shadow',
         rollout: 100,
@@ -267,7 +266,7 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
   it('adds a block-list entry that blocks the next score', async () => {
     const { t, page, context } = await signedIn()
     await go(page, 'lists', 'Lists')
-    await page.getByLabel('List', { exact: true }).selectOption('block')
+    await page.getByLabel('List', { exact: true }).fill('block')
     await page.getByLabel('Type', { exact: true }).selectOption('user')
     await page.getByLabel('Value', { exact: true }).fill('mallory')
     await page.getByRole('button', { name: 'Add entry' }).click()
@@ -279,16 +278,21 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
   })
 
   it('imports a CSV with a per-row error report', async () => {
-    const { page, context } = await signedIn()
+    const { t, page, context } = await signedIn()
     await go(page, 'lists', 'Lists')
     const csv =
-      'list,type,value\nblock,user,u-1\nblock,colour,red\nallow,email,ok@example.com\nblock,ip,not-an-ip\n'
+      'list,type,value,note\nblock,user,u-1,\nblock,colour,red,\nallow,email,ok@example.com,\nblock,ip,not-an-ip,\n' +
+      'office_net,ip,203.0.113.0/24,"HQ, floor 2"\n'
     await page
       .locator('#csv')
       .setInputFiles({ name: 'rows.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) })
-    await page.getByText(/Imported 2 entries; 2 rows refused/).waitFor()
+    await page.getByText(/Imported 3 entries; 2 rows refused/).waitFor()
     const report = page.getByRole('table', { name: 'Rows not imported' })
     await expect(report.getByRole('row').count()).resolves.toBe(3)
+    const ranges = await h.app.inject({ url: '/v1/lists?list=office_net', headers: t.headers })
+    expect(ranges.json().entries).toEqual([
+      expect.objectContaining({ type: 'ip', hint: '203.0.113.0/24', note: 'HQ, floor 2' }),
+    ])
     await shot(page, 'lists-import')
     await context.close()
   })

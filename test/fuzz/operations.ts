@@ -141,6 +141,18 @@ const ip = fc.oneof(
   fc.constantFrom('127.0.0.1', '::1', '8.8.8.8', '2001:db8::1', '0.0.0.0', '::ffff:1.2.3.4', '185.220.101.1'),
 )
 
+/** A CIDR range with its host bits cleared (the service refuses others, naming the range meant). */
+const cidr = fc.oneof(
+  fc.tuple(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.integer({ min: 8, max: 32 })).map(([n, len]) => {
+    const net = len === 32 ? n >>> 0 : ((n >>> (32 - len)) << (32 - len)) >>> 0
+    return `${net >>> 24}.${(net >>> 16) & 255}.${(net >>> 8) & 255}.${net & 255}/${len}`
+  }),
+  fc.constantFrom('2001:db8::/32', '2001:db8:1:2::/64', 'fd00::/16', '2001:db8::1/128'),
+)
+
+/** Numbers in international form that libphonenumber takes as valid. */
+const phone = fc.constantFrom('+442079460958', '+1 415 555 0123', '0049 30 901820', '+33 1 42 68 53 00')
+
 const digitsIn = (min: number, max: number) => fc.integer({ min, max }).map(String)
 
 /**
@@ -184,7 +196,12 @@ export const SAMPLES: Samples = {
  */
 export const SERVICE_REFUSALS: Record<string, RegExp[]> = {
   // A rule that does not compile (or repeats an id) names the rule: rules[i] (id): problem.
-  'PUT /v1/config': [/^thresholds\.\w+ \(.*\) must not exceed thresholds\.\w+/, /^rules\[\d+\]/],
+  // More than 5 counted attributes (docs/rules.md) is a service bound.
+  'PUT /v1/config': [
+    /^thresholds\.\w+ \(.*\) must not exceed thresholds\.\w+/,
+    /^rules\[\d+\]/,
+    /^attributes: at most 5 counted attributes/,
+  ],
   'POST /v1/config/simulate': [
     /^thresholds\.\w+ \(.*\) must not exceed thresholds\.\w+/,
     /^body\.since_ms must not be after body\.until_ms$/,
@@ -215,11 +232,12 @@ export const SERVICE_REFUSALS: Record<string, RegExp[]> = {
 /** Query numbers out of the route's range: schema-valid digit strings the route refuses, naming them. */
 export const QUERY_RANGE_REFUSALS = ['0', '99999999', '999999999999']
 
-/** A list row's value made to fit its type (an IP for `ip`, an address for `email`). */
+/** A list row's value made to fit its type (an IP or range for `ip`, an address for `email`, a number for `phone`). */
 function fitRow(row: unknown): fc.Arbitrary<unknown> {
   // An expiry must lie in the future (a service refusal otherwise): a fitted row has none.
   const { expires_ms: _expiry, ...r } = row as { type?: string; value?: string; expires_ms?: number }
-  if (r.type === 'ip') return ip.map((value) => ({ ...r, value }))
+  if (r.type === 'ip') return fc.oneof(ip, cidr).map((value) => ({ ...r, value }))
+  if (r.type === 'phone') return phone.map((value) => ({ ...r, value }))
   if (r.type === 'email') return email.map((value) => ({ ...r, value }))
   return fc.constant(r)
 }

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import { api, fmtTime, get, post, query } from '../api'
+import { type CsvRow, listCsv, parseListCsv, TYPES } from '../csv'
 import { Field, Loading, Page, Problem, ScrollBox, useLoad } from '../ui'
 
 interface Entry {
@@ -7,39 +8,55 @@ interface Entry {
   list: string
   type: string
   hint: string
+  value?: string
   createdMs: number
+  expires_ms?: number
+  note?: string
 }
-interface Row {
-  list: string
-  type: string
-  value: string
-}
+type Row = CsvRow
 
 const LISTS = ['block', 'allow']
-const TYPES = ['email', 'ip', 'device', 'user']
 const CHUNK = 100
 const PAGE = 100
 
-/** `list,type,value` per line; a header line naming those columns is skipped. */
-export function parseCsv(text: string): {
-  rows: { line: number; row: Row }[]
-  errors: { line: number; error: string }[]
-} {
-  const rows: { line: number; row: Row }[] = []
-  const errors: { line: number; error: string }[] = []
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = i + 1
-    if (raw.trim() === '') return
-    const [list = '', type = '', ...rest] = raw.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'))
-    const value = rest.join(',').trim()
-    if (line === 1 && list.toLowerCase() === 'list') return
-    if (!LISTS.includes(list)) errors.push({ line, error: `list must be block or allow, not "${list}"` })
-    else if (!TYPES.includes(type)) errors.push({ line, error: `type must be one of ${TYPES.join(', ')}` })
-    else if (value === '' || value.length > 320)
-      errors.push({ line, error: 'value must be 1-320 characters' })
-    else rows.push({ line, row: { list, type, value } })
-  })
-  return { rows, errors }
+/** Every entry, page by page, as CSV: the download of the Export button. */
+async function exportCsv(): Promise<string> {
+  const all: Entry[] = []
+  for (let offset = 0; ; offset += 1000) {
+    const page = await get<{ entries: Entry[]; total: number }>(`/v1/lists${query({ limit: 1000, offset })}`)
+    all.push(...page.entries)
+    if (page.entries.length < 1000 || all.length >= page.total) break
+  }
+  return listCsv(all)
+}
+
+function Export() {
+  const [busy, setBusy] = useState(false)
+  const [failure, setFailure] = useState<Error | null>(null)
+  const run = async () => {
+    setBusy(true)
+    setFailure(null)
+    try {
+      const url = URL.createObjectURL(new Blob([await exportCsv()], { type: 'text/csv' }))
+      const a = document.createElement('a')
+      a.href = url
+      a.download = 'lists.csv'
+      a.click()
+      URL.revokeObjectURL(url)
+    } catch (err) {
+      setFailure(err as Error)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <div>
+      <button type="button" disabled={busy} onClick={() => void run()}>
+        Export CSV
+      </button>
+      <Problem error={failure} />
+    </div>
+  )
 }
 
 function Import({ done }: { done: () => void }) {
@@ -47,7 +64,7 @@ function Import({ done }: { done: () => void }) {
   const [errors, setErrors] = useState<{ line: number; error: string }[]>([])
   const [summary, setSummary] = useState('')
   const run = async (file: File) => {
-    const parsed = parseCsv(await file.text())
+    const parsed = parseListCsv(await file.text())
     const errs = [...parsed.errors]
     let added = 0
     setSummary('')
@@ -79,8 +96,8 @@ function Import({ done }: { done: () => void }) {
     <form class="card" aria-label="Import a CSV file" onSubmit={(e) => e.preventDefault()}>
       <h2>Bulk import</h2>
       <p class="hint">
-        One entry per line: <code>list,type,value</code>, for example{' '}
-        <code>block,email,someone@example.com</code>.
+        One entry per line: <code>list,type,value,expires_ms,note</code> (the last two optional; a header line
+        may name the columns in any order), for example <code>block,ip,203.0.113.0/24,,office</code>.
       </p>
       <Field label="CSV file" id="csv">
         <input
@@ -162,15 +179,19 @@ export function ListsPage() {
     <Page title="Lists">
       <form class="card filters" aria-label="Add an entry" onSubmit={add}>
         <Field label="List" id="l-list">
-          <select
+          <input
             id="l-list"
+            list="l-lists"
+            required
+            pattern="[a-z][a-z0-9_]{0,39}"
             value={form.list}
-            onChange={(e) => setForm({ ...form, list: e.currentTarget.value })}
-          >
+            onInput={(e) => setForm({ ...form, list: e.currentTarget.value })}
+          />
+          <datalist id="l-lists">
             {LISTS.map((l) => (
-              <option key={l}>{l}</option>
+              <option key={l} value={l} />
             ))}
-          </select>
+          </datalist>
         </Field>
         <Field label="Type" id="l-type">
           <select
@@ -200,7 +221,9 @@ export function ListsPage() {
       {data && (
         <ScrollBox>
           <table>
-            <caption>{data.total} entries (emails and IPs are stored hashed and shown masked)</caption>
+            <caption>
+              {data.total} entries (emails, IPs and phones are stored hashed and shown masked)
+            </caption>
             <thead>
               <tr>
                 <th scope="col">List</th>
@@ -251,6 +274,7 @@ export function ListsPage() {
         </ScrollBox>
       )}
       <Import done={reload} />
+      <Export />
     </Page>
   )
 }

@@ -91,7 +91,7 @@ export const sessionBehaviour: CheckFamily = (input) => {
       out.push(
         fire('vpn_drop', {
           key: 'vpn_drop',
-          weight: REASON.vpn_drop.fixedWeight,
+          weight: input.config.weights.vpnDrop,
           message: `In the same session the device switched from a ${previous.connection} address to a residential one.`,
           evidence: { from: previous.connection, to: 'residential', session_minutes: sessionMinutes },
         }),
@@ -100,7 +100,7 @@ export const sessionBehaviour: CheckFamily = (input) => {
       out.push(
         fire('ip_cloaking', {
           key: 'ip_cloaking',
-          weight: REASON.ip_cloaking.fixedWeight,
+          weight: input.config.weights.ipCloaking,
           message: `In the same session the device switched from a residential address to a ${cur.connection} one.`,
           evidence: { from: 'residential', to: cur.connection, session_minutes: sessionMinutes },
         }),
@@ -113,7 +113,7 @@ export const sessionBehaviour: CheckFamily = (input) => {
     out.push(
       fire('device_ip_hopping', {
         key: 'device_ip_hopping',
-        weight: REASON.device_ip_hopping.fixedWeight,
+        weight: input.config.weights.deviceIpHopping,
         message: `The device was seen from ${ips.size} different IP addresses in one session.`,
         evidence: { distinct_ips: ips.size, threshold: HOPPING_IPS, session_minutes: sessionMinutes },
       }),

@@ -1,4 +1,3 @@
-import { REASON } from '../reasons.js'
 import type { Check, CheckFamily } from '../types.js'
 import { fire } from './fire.js'
 
@@ -11,7 +10,7 @@ export const emailRisk: CheckFamily = (input) => {
     out.push(
       fire('email_relay', {
         key: 'emailRelay',
-        weight: REASON.email_relay.fixedWeight,
+        weight: w.emailRelay,
         message: `The address is an alias of an e-mail relay service (${e.relay}) that forwards to a real mailbox.`,
         evidence: { domain: e.domain, service: e.relay },
       }),

@@ -2,8 +2,11 @@ import { REASON, type ReasonCode, type WeightKeyOf } from '../reasons.js'
 import type { Check } from '../types.js'
 
 interface Firing<C extends ReasonCode> {
-  /** The weight key for a code with configurable weights (one of the registry's), else a stable name. */
-  key: WeightKeyOf<C>
+  /**
+   * The weight key for a code with configurable weights (one of the registry's), or the code itself
+   * (the key checks of once-fixed weights kept, so recorded checks replay identically), else a stable name.
+   */
+  key: WeightKeyOf<C> | C
   weight: number
   message: string
   evidence: Check['evidence']

@@ -1,4 +1,3 @@
-import { REASON } from '../reasons.js'
 import type { Check, CheckFamily, EngineInput } from '../types.js'
 import { fire } from './fire.js'
 
@@ -21,7 +20,7 @@ export const ipRisk: CheckFamily = (input) => {
     out.push(
       fire('privacy_relay', {
         key: 'privacyRelay',
-        weight: REASON.privacy_relay.fixedWeight,
+        weight: w.privacyRelay,
         message: "The IP address is an egress of a platform vendor's private relay service.",
         evidence: { asn: ip.asn, org: ip.org },
       }),

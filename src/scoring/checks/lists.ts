@@ -2,7 +2,9 @@ import { REASON } from '../reasons.js'
 import type { Check, ListMatch } from '../types.js'
 import { fire } from './fire.js'
 
-const ORDER = ['user', 'email', 'device', 'ip'] as const
+const ORDER = ['user', 'email', 'phone', 'device', 'ip'] as const
+
+const NAME = { user: 'user', email: 'email', phone: 'phone number', device: 'device', ip: 'IP address' }
 
 /** One check per matched entity type of a list, in a stable order. */
 export function listChecks(matches: ListMatch[], list: 'allow' | 'block'): Check[] {
@@ -14,8 +16,8 @@ export function listChecks(matches: ListMatch[], list: 'allow' | 'block'): Check
       weight: REASON[code].fixedWeight,
       message:
         list === 'block'
-          ? `The ${type === 'ip' ? 'IP address' : type} is on this account's blocklist.`
-          : `The ${type === 'ip' ? 'IP address' : type} is on this account's allowlist.`,
+          ? `The ${NAME[type]} is on this account's blocklist.`
+          : `The ${NAME[type]} is on this account's allowlist.`,
       evidence: { list, type },
     })
   })

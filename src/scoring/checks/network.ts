@@ -1,5 +1,4 @@
 import { networkWeight } from '../network-signals.js'
-import { REASON } from '../reasons.js'
 import type { Check, CheckFamily } from '../types.js'
 import { fire } from './fire.js'
 
@@ -11,7 +10,7 @@ export const networkRisk: CheckFamily = (input) => {
     out.push(
       fire('abuse_ip', {
         key: 'abuseIp',
-        weight: REASON.abuse_ip.fixedWeight,
+        weight: input.config.weights.abuseIp,
         message: 'The IP address was caught probing abuse traps (a known scanner or bot).',
         evidence: { trap_hits: n.trapHits, window_days: 30 },
       }),
@@ -21,7 +20,7 @@ export const networkRisk: CheckFamily = (input) => {
     out.push(
       fire('abusive_asn', {
         key: 'abusiveAsn',
-        weight: REASON.abusive_asn.fixedWeight,
+        weight: input.config.weights.abusiveAsn,
         message: `The IP's network (AS${n.asn.asn}) has a high fraud rate across the operator network.`,
         evidence: {
           asn: n.asn.asn,
@@ -37,7 +36,7 @@ export const networkRisk: CheckFamily = (input) => {
     out.push(
       fire('seen_in_fraud_network', {
         key: 'seenInFraudNetwork',
-        weight: networkWeight(n.flaggedOperators),
+        weight: networkWeight(n.flaggedOperators, input.config.weights),
         message: `The event's ${kinds.join(' and ')} ${kinds.length === 1 ? 'was' : 'were'} flagged for fraud by ${n.flaggedOperators} operator${n.flaggedOperators === 1 ? '' : 's'} of the network.`,
         evidence: {
           operators: n.flaggedOperators,

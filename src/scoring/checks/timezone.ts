@@ -1,4 +1,3 @@
-import { REASON } from '../reasons.js'
 import type { CheckFamily } from '../types.js'
 import { fire } from './fire.js'
 import { effectiveIpCountry } from './ip-risk.js'
@@ -19,7 +18,7 @@ export const timezoneCheck: CheckFamily = (input) => {
   return [
     fire('timezone_mismatch', {
       key: 'timezoneMismatch',
-      weight: REASON.timezone_mismatch.fixedWeight,
+      weight: input.config.weights.timezoneMismatch,
       message: `The browser's time zone is used in ${tz.countries.slice(0, 3).join('/')}, but the IP address is in ${country}.`,
       evidence: { timezone: tz.zone, timezone_countries: tz.countries, ip_country: country },
     }),

@@ -1,4 +1,3 @@
-import { fixedWeight } from '../reasons.js'
 import type { Check, CheckFamily } from '../types.js'
 import { fire } from './fire.js'
 
@@ -19,7 +18,7 @@ export const tlsFingerprint: CheckFamily = (input) => {
     out.push(
       fire('forged_beacon', {
         key: 'forged_beacon',
-        weight: fixedWeight('forged_beacon'),
+        weight: input.config.weights.forgedBeacon,
         message: `The browser beacon came over the TLS connection of ${t.knownTool}, not of a browser.`,
         evidence: { ja4: t.ja4, tool: t.knownTool },
       }),
@@ -29,7 +28,7 @@ export const tlsFingerprint: CheckFamily = (input) => {
     out.push(
       fire('known_spoof_signature', {
         key: 'known_spoof_signature',
-        weight: fixedWeight('known_spoof_signature'),
+        weight: input.config.weights.knownSpoofSignature,
         message: 'Most beacons seen with this TLS fingerprint came from spoofed browsers.',
         evidence: {
           ja4: t.ja4,

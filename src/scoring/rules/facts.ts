@@ -1,6 +1,16 @@
 /** A caller attribute's value (bounds in src/schemas/score.ts): hashed ones hold their keyed hash. */
 export type AttributeValue = string | number | boolean | string[]
 
+/** A counted attribute's value over 10 minutes, 1 hour and 24 hours, this event included. */
+export interface AttributeCounts {
+  accounts_10m: number
+  accounts_1h: number
+  accounts_24h: number
+  events_10m: number
+  events_1h: number
+  events_24h: number
+}
+
 /**
  * What tenant rules read beyond the engine's own signals: the event's name and the caller's own fields,
  * e-mail and phone facts the built-in checks do not use, and the subject's rollout key. The services

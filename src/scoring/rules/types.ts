@@ -18,6 +18,17 @@ export interface RuleSpec {
   rollout: number
 }
 
+/**
+ * How a tenant declares one of its event attributes (docs/rules.md): `hashed` stores and shows only its
+ * keyed hash (rules may only test it for equality); `counted` keeps distinct accounts and events per
+ * value over 10 minutes, 1 hour and 24 hours for rules to read.
+ */
+export interface AttributeSpec {
+  hashed?: boolean
+  counted?: boolean
+}
+export type AttributeSpecs = Record<string, AttributeSpec>
+
 /** The variables a rule's condition sees (docs/rules.md lists them with their types). */
 export type RuleVariables = Record<string, unknown>
 

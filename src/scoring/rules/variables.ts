@@ -1,3 +1,4 @@
+import type { ListedKind } from '../../util/entities.js'
 import type { EngineInput } from '../types.js'
 import type { RuleVariables } from './types.js'
 
@@ -28,6 +29,8 @@ export function ruleVariables(
   const dev = input.history.device ?? null
   const flags = input.device ?? {}
   const listed = (list: 'allow' | 'block') => input.lists.filter((l) => l.list === list).map((l) => l.type)
+  // The names of the lists (allow, block and named ones) each identifier of the event is on.
+  const on = (type: ListedKind) => input.lists.filter((l) => l.type === type).map((l) => l.list)
   return {
     event: {
       name: f?.event.name ?? '',
@@ -83,7 +86,22 @@ export function ruleVariables(
       ja4_known_tool: input.tls?.knownTool ?? null,
     },
     velocity: { ip_accounts: BigInt(input.history.ipAccounts ?? 0) },
-    lists: { allow: listed('allow'), block: listed('block') },
+    // Counted attributes by key: counts.card_fp.accounts_24h (docs/rules.md).
+    counts: Object.fromEntries(
+      Object.entries(input.history.attributes ?? {}).map(([k, c]) => [
+        k,
+        Object.fromEntries(Object.entries(c).map(([w, n]) => [w, BigInt(n)])),
+      ]),
+    ),
+    lists: {
+      allow: listed('allow'),
+      block: listed('block'),
+      user: on('user'),
+      device: on('device'),
+      ip: on('ip'),
+      email: on('email'),
+      phone: on('phone'),
+    },
     timezone: input.timezone?.zone ?? null,
     reasons: builtIn.reasons,
     score: num(builtIn.score),
@@ -140,7 +158,16 @@ export const VARIABLE_TYPES = {
     ja4_known_tool: 'dyn',
   },
   velocity: { ip_accounts: 'int' },
-  lists: { allow: 'list<string>', block: 'list<string>' },
+  counts: 'map<string, dyn>',
+  lists: {
+    allow: 'list<string>',
+    block: 'list<string>',
+    user: 'list<string>',
+    device: 'list<string>',
+    ip: 'list<string>',
+    email: 'list<string>',
+    phone: 'list<string>',
+  },
   timezone: 'dyn',
   reasons: 'list<string>',
   score: 'dyn',

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { AttributeValue, RuleFacts } from '../../scoring/rules/facts.js'
+import type { AttributeSpecs } from '../../scoring/rules/types.js'
 import type { DeviceResolution } from '../devices/device.js'
 import type { EmailInput, PhoneInput } from './score-identifiers.js'
 
@@ -16,6 +17,34 @@ const text = (s: string | undefined) => (s === undefined || s.trim() === '' ? nu
 
 /** A short stable hash: which rollout bucket a subject falls in, without recording the id itself. */
 const subjectKey = (s: string) => createHash('sha256').update(s).digest('base64url').slice(0, 16)
+
+/** One counted attribute value of an event: its key and the keyed hash counts are kept under. */
+export interface CountedValue {
+  key: string
+  valueHash: string
+}
+
+/**
+ * The event's attributes as they may be recorded, and its counted values (docs/rules.md): a hashed
+ * attribute's value (each string of a list) is replaced by its keyed hash before anything else sees it;
+ * a counted attribute with one value (a string, number or boolean) is counted under that value's hash.
+ */
+export function tenantAttributes(
+  raw: Record<string, AttributeValue> | undefined,
+  specs: AttributeSpecs | undefined,
+  hash: (value: string) => string,
+): { attributes: Record<string, AttributeValue>; counted: CountedValue[] } {
+  const attributes = raw ?? {}
+  if (!specs) return { attributes, counted: [] }
+  const out: Record<string, AttributeValue> = {}
+  const counted: CountedValue[] = []
+  for (const [k, v] of Object.entries(attributes)) {
+    const spec = specs[k]
+    out[k] = spec?.hashed ? (Array.isArray(v) ? v.map(hash) : hash(String(v))) : v
+    if (spec?.counted && !Array.isArray(v)) counted.push({ key: k, valueHash: hash(String(v)) })
+  }
+  return { attributes: out, counted }
+}
 
 /** What the tenant's rules read of an event beyond the engine's signals (scoring/rules/facts.ts). */
 export function ruleFacts(

@@ -4,8 +4,9 @@ import type { IpIntelResult } from '../../intel/ip/index.js'
 import { block64, parseIp } from '../../intel/ip/normalize.js'
 import { feedWarnings } from '../../scoring/identifiers/ip.js'
 import type { EmailSignals, IpSignals } from '../../scoring/types.js'
-import type { ListKey } from '../../store/rules/lists.js'
+import type { ListKey, RangeKeys } from '../../store/rules/lists.js'
 import { emailKey, mxStatus, phoneKey } from '../identifiers/evaluate.js'
+import { ipRangeKeys } from '../rules/lists.js'
 
 /**
  * What one identifier of a scored event contributes, before the write. Each identifier is prepared on
@@ -27,13 +28,15 @@ export interface IpInput extends IdentifierInput<IpSignals> {
   lookup: IpIntelResult | null
   /** IPv6: the keyed hash of its /64, which velocity counts under (a rotating address stays one block). */
   blockHash: string | null
+  /** The keys of the tenant's CIDR entries this address falls in; null when unusable. */
+  rangeKeys: RangeKeys | null
 }
 
 export interface EmailInput extends IdentifierInput<EmailSignals> {
   analysis: EmailAnalysis
 }
 
-/** A phone is stored (hash and country) but neither scored nor listable; tenant rules read its facts. */
+/** A phone is stored (hash and country) and listable but not scored; tenant rules read its facts. */
 export interface PhoneInput extends IdentifierInput<never> {
   country: string | null
   lineType: string | null
@@ -80,7 +83,15 @@ export function ipInput(ctx: RequestContext, raw: string): IpInput {
   const parsed = parseIp(raw)
   const lookup = parsed ? ctx.intel.ip.lookup(parsed.ip) : null
   if (!parsed || !lookup)
-    return { lookup: null, hash: null, blockHash: null, signals: null, listKey: null, warnings: IP_INVALID }
+    return {
+      lookup: null,
+      hash: null,
+      blockHash: null,
+      signals: null,
+      listKey: null,
+      rangeKeys: null,
+      warnings: IP_INVALID,
+    }
   const hash = ctx.hasher.entity('ip', parsed.ip)
   const block = block64(parsed)
   const warnings = feedWarnings(lookup)
@@ -90,6 +101,7 @@ export function ipInput(ctx: RequestContext, raw: string): IpInput {
     blockHash: block === null ? null : ctx.hasher.mac('ip-block', block).toString('hex'),
     signals: ipSignals(lookup),
     listKey: { type: 'ip', valueKey: hash },
+    rangeKeys: ipRangeKeys(ctx.hasher, parsed),
     warnings: warnings.length ? warnings : NONE,
   }
 }
@@ -127,14 +139,15 @@ export async function emailInput(ctx: RequestContext, raw: string): Promise<Emai
 /** Hashed under its E.164 form when it parses; its country is the parsed one, else the caller's hint. */
 export function phoneInput(ctx: RequestContext, raw: string, countryHint: string | null): PhoneInput {
   const p = ctx.intel.phone.analyze(raw, countryHint ?? undefined)
+  const hash = ctx.hasher.entity('phone', phoneKey(p, raw))
   return {
-    hash: ctx.hasher.entity('phone', phoneKey(p, raw)),
+    hash,
     country: p.country ?? countryHint?.toUpperCase() ?? null,
     lineType: p.lineType,
     isVoip: p.isVoip,
     isDisposable: p.isDisposable,
     signals: null,
-    listKey: null,
+    listKey: { type: 'phone', valueKey: hash },
     warnings: NONE,
   }
 }

@@ -14,7 +14,7 @@ import { type DeviceResolution, resolveDevice } from '../devices/device.js'
 import { beaconTls } from '../devices/ja4-signatures.js'
 import { effectiveOf, scoringConfig } from '../rules/compile.js'
 import { gatherNetwork } from './network-signals.js'
-import { ruleFacts } from './rule-facts.js'
+import { type CountedValue, ruleFacts, tenantAttributes } from './rule-facts.js'
 import { type EmailInput, emailInput, type IpInput, ipInput, phoneInput } from './score-identifiers.js'
 
 export type ScoreBody = Static<typeof ScoreRequest>
@@ -42,7 +42,22 @@ export interface PreparedEvent {
   network: NetworkSignals
   /** What the tenant's rules read beyond the signals (event name and attributes, e-mail and phone facts). */
   facts: RuleFacts
+  /** The tenant's counted attributes this event carries, by the keyed hash of their value. */
+  counted: CountedValue[]
   warnings: string[]
+}
+
+/** One match per (list, type): an address on a list both alone and inside a range is on it once. */
+function listMatches(entries: readonly { list: string; type: ListMatch['type'] }[]): ListMatch[] {
+  const seen = new Set<string>()
+  const out: ListMatch[] = []
+  for (const e of entries) {
+    const k = `${e.list}\u0000${e.type}`
+    if (seen.has(k)) continue
+    seen.add(k)
+    out.push({ list: e.list, type: e.type })
+  }
+  return out
 }
 
 /** Empty strings count as absent. */
@@ -76,6 +91,7 @@ export async function prepareEvent(
   if (deviceId) listKeys.push({ type: 'device', valueKey: deviceId })
   if (ip?.listKey) listKeys.push(ip.listKey)
   if (email?.listKey) listKeys.push(email.listKey)
+  if (phone?.listKey) listKeys.push(phone.listKey)
 
   const lookup = ip?.lookup ?? null
   const attributes: EventAttributes = {
@@ -98,7 +114,7 @@ export async function prepareEvent(
   const zone = present(body.timezone)
   const now = ctx.clock.now()
   const [matches, stored, device, network, beacon] = await Promise.all([
-    ctx.store.lists.match(ctx.tenant.id, listKeys, now),
+    ctx.store.lists.match(ctx.tenant.id, listKeys, now, ip?.rangeKeys ?? undefined),
     storedConfig ? Promise.resolve(storedConfig) : ctx.store.config.cached(ctx.tenant.id),
     resolveDevice(ctx, {
       fingerprint: deviceId,
@@ -111,13 +127,18 @@ export async function prepareEvent(
     bindBeacon(ctx, { deviceId, ip: rawIp, visitId: present(body.visit_id) }, now),
   ])
   if (device.observed) attributes.device = device
+  // Hashed attributes are replaced by their keyed hash here, before anything records or evaluates them.
+  const tenantId = ctx.tenant.id
+  const declared = tenantAttributes(body.attributes, stored.overrides.attributes, (v) =>
+    ctx.hasher.mac('attribute', `${tenantId}\u0000${v}`).toString('hex'),
+  )
   return {
     body,
     attributes,
     ip,
     email,
     timezone: zone ? { zone, countries: ctx.intel.timezoneCountries(zone) } : null,
-    lists: matches.map((m) => ({ list: m.list, type: m.type })),
+    lists: listMatches(matches),
     config: scoringConfig(effectiveOf(stored.overrides as ConfigOverrides)),
     configVersion: stored.version,
     device,
@@ -125,7 +146,8 @@ export async function prepareEvent(
     deviceFlags: mergeDeviceFlags(body.device, beacon),
     tls: beaconTls(beacon?.ja4, ctx.ja4Signatures),
     network,
-    facts: ruleFacts(body, userId, email, phone, device),
+    facts: ruleFacts({ ...body, attributes: declared.attributes }, userId, email, phone, device),
+    counted: declared.counted,
     warnings,
   }
 }

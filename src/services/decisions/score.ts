@@ -6,6 +6,7 @@ import { score } from '../../scoring/engine.js'
 import { templateExplanation } from '../../scoring/explain.js'
 import { OUTSIDE_SIGNAL_CODES } from '../../scoring/reasons.js'
 import { RULES_VERSION, recordInput } from '../../scoring/recorded.js'
+import type { AttributeCounts } from '../../scoring/rules/facts.js'
 import type { AccountHistory, EngineInput, EngineResult } from '../../scoring/types.js'
 import type { Work } from '../../store/engine/db.js'
 import type { GroupCounters } from '../../store/events/aggregates.js'
@@ -88,6 +89,9 @@ function* scoreAndRecord(
       ? yield* ctx.store.events.mailboxAccounts(a.tenantId, a.emailHash, a.userId)
       : null
   const account = yield* accountHistory(ctx, a, now)
+  const counts: Record<string, AttributeCounts> = {}
+  for (const c of p.counted)
+    counts[c.key] = yield* ctx.store.attributeCounts.read(a.tenantId, c.key, c.valueHash, a.userId, now)
   const input: EngineInput = {
     config: p.config,
     lists: p.lists,
@@ -97,7 +101,13 @@ function* scoreAndRecord(
     email: p.email?.signals ?? null,
     device: p.deviceFlags,
     timezone: p.timezone,
-    history: { ipAccounts, device: dev?.history ?? null, mailboxAccounts, account },
+    history: {
+      ipAccounts,
+      device: dev?.history ?? null,
+      mailboxAccounts,
+      account,
+      ...(p.counted.length > 0 ? { attributes: counts } : {}),
+    },
     network: p.network,
     tls: p.tls,
     facts: p.facts,
@@ -113,6 +123,8 @@ function* scoreAndRecord(
   }
   yield* ctx.store.events.insert(event)
   yield* ctx.store.devices.insertObservation(event)
+  for (const c of p.counted)
+    yield* ctx.store.attributeCounts.record(a.tenantId, c.key, c.valueHash, a.userId, now)
   counters.add(event)
   const queued = yield* emitDecision(ctx, event)
   if (!dev) return { event, prepared: p, queued }

@@ -1,8 +1,14 @@
 import { Environment } from '@marcbachmann/cel-js'
 import { ApiError } from '../../errors.js'
-import type { CompiledRule, RuleSpec, RuleVariables } from '../../scoring/rules/types.js'
+import type { AttributeSpecs, CompiledRule, RuleSpec, RuleVariables } from '../../scoring/rules/types.js'
 import { VARIABLE_TYPES } from '../../scoring/rules/variables.js'
-import { type ConfigOverrides, effectiveConfig, type ScoringConfig } from '../../scoring/tenant-config.js'
+import {
+  type ConfigOverrides,
+  DEFAULT_THRESHOLDS,
+  DEFAULT_WEIGHTS,
+  effectiveConfig,
+  type ScoringConfig,
+} from '../../scoring/tenant-config.js'
 
 /** Bounds of a tenant's rules (docs/rules.md, "Limits"). */
 export const RULE_LIMITS = {
@@ -52,8 +58,23 @@ interface Node {
 
 const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && 'op' in v && 'args' in v
 
-/** Walks the AST: the dotted variable paths a condition reads, and its deepest comprehension nesting. */
-function inspect(root: unknown): { reads: string[]; macroDepth: number } {
+/** Where a hashed attribute is used other than for equality (docs/rules.md, "Hashed attributes"). */
+class HashedMisuse {
+  constructor(
+    readonly path: string,
+    readonly position: number | undefined,
+    readonly why: string,
+  ) {}
+}
+
+const EQUALITY = new Set(['==', '!=', 'in'])
+
+/**
+ * Walks the AST: the dotted variable paths a condition reads, and its deepest comprehension nesting.
+ * A hashed attribute (`hashed` holds their paths) may only be an operand of `==`, `!=`, the left of
+ * `in`, or inside `has()`, and never against a literal (its value is a keyed hash): throws HashedMisuse.
+ */
+function inspect(root: unknown, hashed: ReadonlySet<string>): { reads: string[]; macroDepth: number } {
   const reads = new Set<string>()
   let macroDepth = 0
   const path = (n: Node): string | null => {
@@ -69,7 +90,9 @@ function inspect(root: unknown): { reads: string[]; macroDepth: number } {
     }
     return null
   }
-  const walk = (v: unknown, depth: number, bound: Set<string>): void => {
+  const hashedPath = (v: unknown) => (isNode(v) ? path(v) : null) ?? ''
+  const isLiteral = (v: unknown) => isNode(v) && (v.op === 'value' || v.op === 'list' || v.op === 'map')
+  const walk = (v: unknown, depth: number, bound: Set<string>, equality = false): void => {
     if (Array.isArray(v)) {
       for (const x of v) walk(x, depth, bound)
       return
@@ -78,7 +101,32 @@ function inspect(root: unknown): { reads: string[]; macroDepth: number } {
     const p = path(v)
     if (p !== null) {
       if (!bound.has(p.split('.')[0]!)) reads.add(p)
+      if (hashed.has(p) && !equality)
+        throw new HashedMisuse(p, v.start, 'compare it only with ==, != or in, or test it with has()')
       if (v.op !== 'id') return
+    }
+    if (EQUALITY.has(v.op) && Array.isArray(v.args) && v.args.length === 2) {
+      const [l, r] = v.args as [unknown, unknown]
+      for (const [side, other] of [
+        [l, r],
+        [r, l],
+      ] as const) {
+        const hp = hashedPath(side)
+        if (hashed.has(hp) && isLiteral(other))
+          throw new HashedMisuse(
+            hp,
+            (other as Node).start,
+            'its value is a keyed hash: compare it with another value, not a literal',
+          )
+      }
+      walk(l, depth, bound, true)
+      walk(r, depth, bound, v.op !== 'in')
+      return
+    }
+    if (v.op === 'call' && Array.isArray(v.args) && v.args[0] === 'has') {
+      const inner = v.args[1]
+      for (const x of Array.isArray(inner) ? inner : [inner]) walk(x, depth, bound, true)
+      return
     }
     if (v.op === 'rcall' && Array.isArray(v.args) && MACROS.has(String(v.args[0]))) {
       const d = depth + 1
@@ -109,7 +157,7 @@ const firstLine = (err: unknown) =>
     .split('\n')[0]!
     .trim()
 
-function compileOne(spec: RuleSpec, index: number): CompiledRule {
+function compileOne(spec: RuleSpec, index: number, hashed: ReadonlySet<string>): CompiledRule {
   if (spec.when.length > RULE_LIMITS.expressionChars)
     throw new RuleProblem(index, spec.id, `when is longer than ${RULE_LIMITS.expressionChars} characters`)
   let program: ReturnType<Environment['parse']>
@@ -122,7 +170,14 @@ function compileOne(spec: RuleSpec, index: number): CompiledRule {
   if (!check.valid) throw new RuleProblem(index, spec.id, firstLine(check.error), positionOf(check.error))
   if (check.type !== 'bool' && check.type !== 'dyn')
     throw new RuleProblem(index, spec.id, `when must be a condition (bool), not ${check.type}`)
-  const { reads, macroDepth } = inspect(program.ast)
+  let inspected: ReturnType<typeof inspect>
+  try {
+    inspected = inspect(program.ast, hashed)
+  } catch (err) {
+    if (!(err instanceof HashedMisuse)) throw err
+    throw new RuleProblem(index, spec.id, `${err.path} is hashed: ${err.why}`, err.position)
+  }
+  const { reads, macroDepth } = inspected
   if (macroDepth > RULE_LIMITS.nestedMacros)
     throw new RuleProblem(
       index,
@@ -143,8 +198,17 @@ function compileOne(spec: RuleSpec, index: number): CompiledRule {
   }
 }
 
+/** The rule paths of a tenant's hashed attributes. */
+export const hashedPaths = (attributes: AttributeSpecs | undefined): Set<string> =>
+  new Set(
+    Object.entries(attributes ?? {})
+      .filter(([, a]) => a.hashed === true)
+      .map(([k]) => `event.attributes.${k}`),
+  )
+
 /** Compiles a tenant's rules, or throws a RuleProblem naming the first rule that cannot be taken. */
-export function compileRules(specs: readonly RuleSpec[]): CompiledRule[] {
+export function compileRules(specs: readonly RuleSpec[], attributes?: AttributeSpecs): CompiledRule[] {
+  const hashed = hashedPaths(attributes)
   if (specs.length > RULE_LIMITS.rules)
     throw new ApiError('bad_request', `rules: at most ${RULE_LIMITS.rules} rules per tenant`)
   const seen = new Set<string>()
@@ -157,7 +221,7 @@ export function compileRules(specs: readonly RuleSpec[]): CompiledRule[] {
       )
     if (seen.has(spec.id)) throw new RuleProblem(i, spec.id, 'id is used by another rule')
     seen.add(spec.id)
-    return compileOne(spec, i)
+    return compileOne(spec, i, hashed)
   })
 }
 
@@ -165,21 +229,30 @@ export function compileRules(specs: readonly RuleSpec[]): CompiledRule[] {
 const cache = new Map<string, CompiledRule[]>()
 const CACHE_MAX = 1000
 
-/** The same array (a cached config's) maps to its compiled rules without serialising it again. */
-const byArray = new WeakMap<readonly RuleSpec[], CompiledRule[]>()
+/**
+ * The same array (a cached config's) with the same attribute declarations (the same object) maps to its
+ * compiled rules without serialising either again.
+ */
+const byArray = new WeakMap<
+  readonly RuleSpec[],
+  { attributes: AttributeSpecs | undefined; rules: CompiledRule[] }
+>()
 
-export function compiledRules(specs: readonly RuleSpec[] | undefined): CompiledRule[] {
+export function compiledRules(
+  specs: readonly RuleSpec[] | undefined,
+  attributes?: AttributeSpecs,
+): CompiledRule[] {
   if (!specs || specs.length === 0) return []
   const known = byArray.get(specs)
-  if (known) return known
-  const key = JSON.stringify(specs)
+  if (known && known.attributes === attributes) return known.rules
+  const key = JSON.stringify([specs, [...hashedPaths(attributes)].sort()])
   let rules = cache.get(key)
   if (!rules) {
-    rules = compileRules(specs)
+    rules = compileRules(specs, attributes)
     if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string)
     cache.set(key, rules)
   }
-  byArray.set(specs, rules)
+  byArray.set(specs, { attributes, rules })
   return rules
 }
 
@@ -188,20 +261,26 @@ export interface EffectiveConfig {
   weights: ScoringConfig['weights']
   thresholds: ScoringConfig['thresholds']
   rules?: RuleSpec[]
+  attributes?: AttributeSpecs
 }
 
 /** The effective configuration of some overrides, rules as written (what a version records). */
-export function effectiveOf(o: ConfigOverrides & { rules?: RuleSpec[] }): EffectiveConfig {
+export function effectiveOf(
+  o: ConfigOverrides & { rules?: RuleSpec[]; attributes?: AttributeSpecs },
+): EffectiveConfig {
   const { weights, thresholds } = effectiveConfig(o)
   const base: EffectiveConfig = { weights, thresholds }
   if (o.rules && o.rules.length > 0) base.rules = o.rules
+  if (o.attributes && Object.keys(o.attributes).length > 0) base.attributes = o.attributes
   return base
 }
 
 /** The engine's configuration: rules compiled (once per distinct rule set and process). */
 export function scoringConfig(c: EffectiveConfig): ScoringConfig {
-  const rules = compiledRules(c.rules)
-  return rules.length > 0
-    ? { weights: c.weights, thresholds: c.thresholds, rules }
-    : { weights: c.weights, thresholds: c.thresholds }
+  const rules = compiledRules(c.rules, c.attributes)
+  // A version recorded before a weight became configurable lacks its key: the default (the weight it
+  // was fixed at then) applies, so its events replay identically.
+  const weights = { ...DEFAULT_WEIGHTS, ...c.weights }
+  const thresholds = { ...DEFAULT_THRESHOLDS, ...c.thresholds }
+  return rules.length > 0 ? { weights, thresholds, rules } : { weights, thresholds }
 }

@@ -1,11 +1,19 @@
-import type { TenantContext } from '../../context.js'
+import type { RequestContext, TenantContext } from '../../context.js'
 import { badRequest, notFound } from '../../errors.js'
 import { canonicalizeEmail } from '../../intel/email/canonical.js'
+import { cidrText, networkOf, parseCidr } from '../../intel/ip/cidr.js'
 import { parseIp } from '../../intel/ip/normalize.js'
 import type { Work } from '../../store/engine/db.js'
-import type { ListEntry, ListName, NewListEntry } from '../../store/rules/lists.js'
+import type {
+  IpRange,
+  ListEntry,
+  ListFilter,
+  ListName,
+  NewListEntry,
+  RangeKeys,
+} from '../../store/rules/lists.js'
 import type { ListedKind } from '../../util/entities.js'
-import { maskEmail } from '../../util/mask.js'
+import { maskEmail, maskPhone } from '../../util/mask.js'
 import type { Hasher } from '../../util/secrets.js'
 import { emit } from '../webhooks/events.js'
 
@@ -19,15 +27,19 @@ export interface ListInput {
 }
 
 /**
- * The stored form of a list value: email and ip become keyed hashes of their canonical form (so any
- * alias of a mailbox, or any spelling of an address, matches) with a masked hint; device and user ids
- * are the caller's own identifiers and are kept as sent. Returns an error message for unusable values.
+ * The stored form of a list value: email, ip and phone become keyed hashes of their canonical form (so
+ * any alias of a mailbox, or any spelling of an address or number, matches) with a masked hint; device
+ * and user ids are the caller's own identifiers and are kept as sent. An ip value with a `/` is a CIDR
+ * range: the keyed hash of its canonical network and length (docs/privacy.md: no listed address is
+ * stored raw), shown in full when it is at least as wide as the /24 (/48) prefix events keep, masked
+ * like an address when narrower. Returns an error message for unusable values.
  */
 export function listKey(
-  hasher: Hasher,
+  ctx: Pick<RequestContext, 'hasher' | 'intel'>,
   type: ListedKind,
   value: string,
-): { valueKey: string; hint: string } | string {
+): { valueKey: string; hint: string; range?: IpRange } | string {
+  const { hasher } = ctx
   if (type === 'email') {
     const c = canonicalizeEmail(value)
     if (!c) return 'value is not a valid email address'
@@ -37,13 +49,55 @@ export function listKey(
     }
   }
   if (type === 'ip') {
+    if (value.includes('/')) return rangeKey(hasher, value)
     const ip = parseIp(value)
     if (!ip) return 'value is not a valid IP address'
     return { valueKey: hasher.entity('ip', ip.ip), hint: ip.hint }
   }
+  if (type === 'phone') {
+    // A list has no country to read a national number in: the number must be international.
+    const e164 = ctx.intel.phone.analyze(value).e164
+    if (!e164) return 'value is not a phone number in international form (+ and country code)'
+    return { valueKey: hasher.entity('phone', e164), hint: maskPhone(e164) }
+  }
   const trimmed = value.trim()
   if (!trimmed) return 'value must not be blank'
   return { valueKey: trimmed, hint: trimmed }
+}
+
+/** Ranges at least this wide are shown in full: events keep the same /24 (/48) prefix (docs/privacy.md). */
+const SHOWN_FROM = { 4: 24, 6: 48 } as const
+
+function rangeKey(
+  hasher: Hasher,
+  value: string,
+): { valueKey: string; hint: string; range?: IpRange } | string {
+  const c = parseCidr(value)
+  if (typeof c === 'string') return c
+  // A full-length range is one address: listed, matched and masked exactly like it.
+  if (c.len === (c.version === 4 ? 32 : 128)) return listKeyOfIp(hasher, c.text.slice(0, c.text.indexOf('/')))
+  const hint =
+    c.len <= SHOWN_FROM[c.version]
+      ? c.text
+      : `${parseIp(c.text.slice(0, c.text.indexOf('/')))?.hint ?? 'x'}/${c.len}`
+  return { valueKey: rangeHash(hasher, c.text), hint, range: { version: c.version, len: c.len } }
+}
+
+function listKeyOfIp(hasher: Hasher, ip: string) {
+  const p = parseIp(ip)
+  return p ? { valueKey: hasher.entity('ip', p.ip), hint: p.hint } : 'value is not a valid IP address'
+}
+
+/** A range's key: distinct from any address's, which never contains a `/`. */
+const rangeHash = (hasher: Hasher, cidr: string) => hasher.entity('ip', cidr)
+
+/** The keys an address is matched under for each range length a tenant lists (ListStore.match). */
+export function ipRangeKeys(hasher: Hasher, ip: { version: 4 | 6; value: bigint }): RangeKeys {
+  return (lengths) =>
+    (lengths.get(ip.version) ?? []).map((len) => ({
+      type: 'ip' as const,
+      valueKey: rangeHash(hasher, cidrText(networkOf(ip.value, ip.version, len), ip.version, len)),
+    }))
 }
 
 export interface ListEntryView {
@@ -74,7 +128,7 @@ export function viewEntry(e: ListEntry, echo?: string): ListEntryView {
 }
 
 function toNew(ctx: TenantContext, input: ListInput, field: string): NewListEntry {
-  const key = listKey(ctx.hasher, input.type, input.value)
+  const key = listKey(ctx, input.type, input.value)
   if (typeof key === 'string') throw badRequest(`${field}: ${key}`)
   if (input.expires_ms !== undefined && input.expires_ms <= ctx.clock.now())
     throw badRequest(`${field.replace(/\.value$/, '')}.expires_ms must be in the future`)
@@ -111,7 +165,7 @@ function* emitListEvent(
   nowMs: number,
   e: ListEntry,
 ): Work<number> {
-  const hashed = e.type === 'email' || e.type === 'ip'
+  const hashed = e.type === 'email' || e.type === 'ip' || e.type === 'phone'
   const data = {
     entry_id: String(e.id),
     list: e.list,
@@ -120,7 +174,7 @@ function* emitListEvent(
   }
   const subject = {
     emailHash: e.type === 'email' ? e.valueKey : null,
-    ipHash: e.type === 'ip' ? e.valueKey : null,
+    ipHash: e.type === 'ip' && !e.range ? e.valueKey : null,
     deviceId: e.type === 'device' ? e.valueKey : null,
     userId: e.type === 'user' ? e.valueKey : null,
   }
@@ -172,8 +226,16 @@ export async function addListEntries(
   return entries.map((e, i) => viewEntry(e, rows[i]?.value))
 }
 
-export async function listEntries(ctx: TenantContext, limit: number, offset: number) {
-  const { entries, total } = await ctx.store.lists.list(ctx.tenant.id, limit, offset)
+export async function listEntries(
+  ctx: TenantContext,
+  limit: number,
+  offset: number,
+  filter: Omit<ListFilter, 'nowMs'> = {},
+) {
+  const { entries, total } = await ctx.store.lists.list(ctx.tenant.id, limit, offset, {
+    ...filter,
+    nowMs: ctx.clock.now(),
+  })
   return { entries: entries.map((e) => viewEntry(e)), total, limit, offset }
 }
 

@@ -1,6 +1,6 @@
 import type { TenantContext } from '../../context.js'
 import { badRequest } from '../../errors.js'
-import type { RuleSpec } from '../../scoring/rules/types.js'
+import type { AttributeSpecs, RuleSpec } from '../../scoring/rules/types.js'
 import {
   type ConfigOverrides,
   configProblem,
@@ -10,21 +10,27 @@ import {
   type WeightKey,
 } from '../../scoring/tenant-config.js'
 import type { Work } from '../../store/engine/db.js'
-import type { Overrides } from '../../store/rules/tenant-config.js'
+import { type Overrides, patched } from '../../store/rules/tenant-config.js'
 import { emit } from '../webhooks/events.js'
 import { compileRules, type EffectiveConfig, effectiveOf, scoringConfig } from './compile.js'
 
 export interface ConfigView {
   version: number
-  overrides: ConfigOverrides & { rules?: RuleSpec[] }
+  overrides: ConfigOverrides & { rules?: RuleSpec[]; attributes?: AttributeSpecs }
   effective: EffectiveConfig
 }
 
+/** At most this many attributes are counted per tenant (each costs writes on every event that has it). */
+export const MAX_COUNTED_ATTRIBUTES = 5
+
 export type ConfigPatch = {
-  weights?: Partial<Record<WeightKey, number>>
-  thresholds?: Partial<Record<ThresholdKey, number>>
+  /** A key set to null removes the tenant's override: the default applies again. */
+  weights?: Partial<Record<WeightKey, number | null>>
+  thresholds?: Partial<Record<ThresholdKey, number | null>>
   /** The whole list of the tenant's rules, replacing the stored one. */
   rules?: RuleSpec[]
+  /** The whole map of the tenant's hashed and counted attributes, replacing the stored one. */
+  attributes?: AttributeSpecs
 }
 
 export interface ConfigVersion {
@@ -52,17 +58,25 @@ function consistent(overrides: Overrides): ScoringConfig {
   const config = effectiveConfig(overrides as ConfigOverrides)
   const problem = configProblem(config)
   if (problem) throw badRequest(problem)
-  const rules = overrides.rules && overrides.rules.length > 0 ? compileRules(overrides.rules) : []
+  const counted = Object.entries(overrides.attributes ?? {}).filter(([, a]) => a.counted === true)
+  if (counted.length > MAX_COUNTED_ATTRIBUTES)
+    throw badRequest(
+      `attributes: at most ${MAX_COUNTED_ATTRIBUTES} counted attributes, not ${counted.length} (${counted.map(([k]) => k).join(', ')})`,
+    )
+  const rules =
+    overrides.rules && overrides.rules.length > 0 ? compileRules(overrides.rules, overrides.attributes) : []
   return rules.length > 0 ? { ...config, rules } : config
 }
 
 /** The stored overrides with a patch applied (keys not sent keep their value), refused when inconsistent. */
 export function mergedConfig(overrides: Overrides, patch: ConfigPatch): ScoringConfig {
   const rules = patch.rules ?? overrides.rules
+  const attributes = patch.attributes ?? overrides.attributes
   return consistent({
-    weights: { ...overrides.weights, ...patch.weights },
-    thresholds: { ...overrides.thresholds, ...patch.thresholds },
+    weights: patched(overrides.weights, patch.weights),
+    thresholds: patched(overrides.thresholds, patch.thresholds),
     ...(rules ? { rules } : {}),
+    ...(attributes ? { attributes } : {}),
   })
 }
 
@@ -81,9 +95,10 @@ export async function updateConfig(ctx: TenantContext, patch: ConfigPatch): Prom
   const stored = await ctx.store.config.set(
     ctx.tenant.id,
     {
-      weights: { ...patch.weights } as Record<string, number>,
-      thresholds: { ...patch.thresholds } as Record<string, number>,
+      weights: { ...patch.weights } as Record<string, number | null>,
+      thresholds: { ...patch.thresholds } as Record<string, number | null>,
       ...(patch.rules !== undefined ? { rules: patch.rules } : {}),
+      ...(patch.attributes !== undefined ? { attributes: patch.attributes } : {}),
     },
     consistent,
     render,

@@ -307,6 +307,12 @@ export class PrivacyStore {
       ...ev.params,
     ])
     yield* rederiveIpAccounts(tenantId, pairs, { ipHash: keys.ipHash, userId: keys.userId })
+    // Counted attributes name the account beside a value's keyed hash: its rows go with it.
+    if (keys.userId !== undefined)
+      yield* q.run('DELETE FROM attribute_accounts WHERE tenant_id = ? AND account = ?', [
+        tenantId,
+        keys.userId,
+      ])
     const hashes = [keys.emailHash, keys.ipHash, keys.phoneHash].filter((h): h is string => h !== undefined)
     const lookups = hashes.length
       ? yield* q.run(
@@ -347,6 +353,7 @@ export class PrivacyStore {
     }
     add('email', keys.emailHash)
     add('ip', keys.ipHash)
+    add('phone', keys.phoneHash)
     add('device', keys.deviceId)
     add('user', keys.userId)
     return { where: parts.length ? `(${parts.join(' OR ')})` : '(1 = 0)', params }

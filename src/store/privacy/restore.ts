@@ -42,6 +42,7 @@ const SOURCES: Record<keyof StoredIdentifiers, [table: string, column: string, w
   phone: [
     ['events', 'phone_hash'],
     ['lookups', 'value_hash', "kind = 'phone'"],
+    ['list_entries', 'value_key', "type = 'phone'"],
   ],
   device: [
     ['events', 'device_id'],

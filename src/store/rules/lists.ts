@@ -2,7 +2,14 @@ import type { ListedKind } from '../../util/entities.js'
 import { type Db, q, type Work } from '../engine/db.js'
 import { Cached, type Invalidation, tenantScoped } from '../engine/invalidation.js'
 
-export type ListName = 'allow' | 'block'
+/** `allow` and `block` decide (built-in list checks); any other name is a named list rules test. */
+export type ListName = string
+
+/** An IP range entry's version and prefix length (its network is in the keyed hash). */
+export interface IpRange {
+  version: 4 | 6
+  len: number
+}
 
 /** What a value is listed and matched under: its kind and stored key (a keyed hash for email and ip). */
 export interface ListKey {
@@ -23,6 +30,8 @@ export interface ListEntry {
   expiresMs: number | null
   /** The operator's note; null when none. */
   note: string | null
+  /** Set for a CIDR range (type ip): `valueKey` then hashes the network and length. */
+  range: IpRange | null
 }
 
 export interface NewListEntry {
@@ -32,6 +41,7 @@ export interface NewListEntry {
   hint: string
   expiresMs?: number | null
   note?: string | null
+  range?: IpRange | null
 }
 
 interface Row {
@@ -43,6 +53,8 @@ interface Row {
   created_ms: number
   expires_ms: number | null
   note: string | null
+  ip_version: number | null
+  prefix_len: number | null
 }
 
 const toEntry = (r: Row): ListEntry => ({
@@ -54,6 +66,10 @@ const toEntry = (r: Row): ListEntry => ({
   createdMs: Number(r.created_ms),
   expiresMs: r.expires_ms === null ? null : Number(r.expires_ms),
   note: r.note,
+  range:
+    r.ip_version === null || r.prefix_len === null
+      ? null
+      : { version: Number(r.ip_version) === 6 ? 6 : 4, len: Number(r.prefix_len) },
 })
 
 /** Whether an entry still matches at `nowMs`: an expired one stops at once, before the job purges it. */
@@ -62,10 +78,27 @@ export const live = (e: ListEntry, nowMs: number) => e.expiresMs === null || e.e
 /** Work a change of the list does in its own transaction. */
 export type ListHook = (entry: ListEntry) => Work<unknown>
 
-const COLS = 'id, list, type, value_key, hint, created_ms, expires_ms, note'
+const COLS = 'id, list, type, value_key, hint, created_ms, expires_ms, note, ip_version, prefix_len'
 
-/** A tenant's whole list, indexed by (type, key): scoring matches in memory. */
-type ListIndex = Map<string, ListEntry[]>
+/**
+ * A tenant's whole list, indexed by (type, key): scoring matches in memory. `lengths` holds the prefix
+ * lengths its ranges use per IP version: a scored address is looked up once per length.
+ */
+interface ListIndex {
+  byKey: Map<string, ListEntry[]>
+  lengths: Map<4 | 6, number[]>
+}
+
+/** The keys of an event's IP under each range length the tenant uses (services hash them). */
+export type RangeKeys = (lengths: ReadonlyMap<4 | 6, readonly number[]>) => ListKey[]
+
+export interface ListFilter {
+  list?: string
+  type?: string
+  /** `active`: still matching at `nowMs`; `expired`: past its expiry, not purged yet. */
+  status?: 'active' | 'expired'
+  nowMs: number
+}
 const indexKey = (type: string, valueKey: string) => `${type}\u0000${valueKey}`
 
 export class ListStore {
@@ -84,10 +117,22 @@ export class ListStore {
    */
   *add(tenantId: string, e: NewListEntry, nowMs: number, onAdded?: ListHook): Work<ListEntry> {
     const created = yield* q.run(
-      `INSERT INTO list_entries (tenant_id, list, type, value_key, hint, created_ms, expires_ms, note)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO list_entries
+         (tenant_id, list, type, value_key, hint, created_ms, expires_ms, note, ip_version, prefix_len)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (tenant_id, list, type, value_key) DO NOTHING`,
-      [tenantId, e.list, e.type, e.valueKey, e.hint, nowMs, e.expiresMs ?? null, e.note ?? null],
+      [
+        tenantId,
+        e.list,
+        e.type,
+        e.valueKey,
+        e.hint,
+        nowMs,
+        e.expiresMs ?? null,
+        e.note ?? null,
+        e.range?.version ?? null,
+        e.range?.len ?? null,
+      ],
     )
     const row = yield* q.get<Row>(
       `SELECT ${COLS} FROM list_entries WHERE tenant_id = ? AND list = ? AND type = ? AND value_key = ?`,
@@ -114,18 +159,38 @@ export class ListStore {
     })
   }
 
+  /** A page of entries, newest first, and how many match the filter in all. */
   async list(
     tenantId: string,
     limit: number,
     offset: number,
+    filter: ListFilter = { nowMs: 0 },
   ): Promise<{ entries: ListEntry[]; total: number }> {
+    const where = ['tenant_id = ?']
+    const params: (string | number)[] = [tenantId]
+    if (filter.list !== undefined) {
+      where.push('list = ?')
+      params.push(filter.list)
+    }
+    if (filter.type !== undefined) {
+      where.push('type = ?')
+      params.push(filter.type)
+    }
+    if (filter.status === 'active') {
+      where.push('(expires_ms IS NULL OR expires_ms > ?)')
+      params.push(filter.nowMs)
+    } else if (filter.status === 'expired') {
+      where.push('expires_ms <= ?')
+      params.push(filter.nowMs)
+    }
+    const w = where.join(' AND ')
     const rows = await this.db.all<Row>(
-      `SELECT ${COLS} FROM list_entries WHERE tenant_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`,
-      [tenantId, limit, offset],
+      `SELECT ${COLS} FROM list_entries WHERE ${w} ORDER BY id DESC LIMIT ? OFFSET ?`,
+      [...params, limit, offset],
     )
     const total = await this.db.get<{ n: number }>(
-      'SELECT COUNT(*) AS n FROM list_entries WHERE tenant_id = ?',
-      [tenantId],
+      `SELECT COUNT(*) AS n FROM list_entries WHERE ${w}`,
+      params,
     )
     return { entries: rows.map(toEntry), total: Number(total?.n ?? 0) }
   }
@@ -151,12 +216,18 @@ export class ListStore {
    * Entries of this tenant matching any of the given (type, key) pairs at `nowMs`, from the tenant's
    * cached index; entries past their expiry never match, whether or not the purge job ran yet.
    */
-  async match(tenantId: string, keys: readonly ListKey[], nowMs: number): Promise<ListEntry[]> {
-    if (keys.length === 0) return []
+  async match(
+    tenantId: string,
+    keys: readonly ListKey[],
+    nowMs: number,
+    rangeKeys?: RangeKeys,
+  ): Promise<ListEntry[]> {
+    if (keys.length === 0 && !rangeKeys) return []
     const index = await this.cache.get(tenantId, () => this.load(tenantId))
+    const all = rangeKeys && index.lengths.size > 0 ? [...keys, ...rangeKeys(index.lengths)] : keys
     const out: ListEntry[] = []
-    for (const k of keys) {
-      const hit = index.get(indexKey(k.type, k.valueKey))
+    for (const k of all) {
+      const hit = index.byKey.get(indexKey(k.type, k.valueKey))
       if (hit) for (const e of hit) if (live(e, nowMs)) out.push(e)
     }
     return out
@@ -191,13 +262,18 @@ export class ListStore {
 
   private async load(tenantId: string): Promise<ListIndex> {
     const rows = await this.db.all<Row>(`SELECT ${COLS} FROM list_entries WHERE tenant_id = ?`, [tenantId])
-    const index: ListIndex = new Map()
+    const index: ListIndex = { byKey: new Map(), lengths: new Map() }
     for (const r of rows) {
       const e = toEntry(r)
       const k = indexKey(e.type, e.valueKey)
-      const at = index.get(k)
+      const at = index.byKey.get(k)
       if (at) at.push(e)
-      else index.set(k, [e])
+      else index.byKey.set(k, [e])
+      if (e.range) {
+        const lens = index.lengths.get(e.range.version) ?? []
+        if (!lens.includes(e.range.len)) lens.push(e.range.len)
+        index.lengths.set(e.range.version, lens)
+      }
     }
     return index
   }

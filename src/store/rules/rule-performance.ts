@@ -15,8 +15,12 @@ export type Outcome = 'fraud' | 'legit'
 
 export interface LabelledEvent {
   reasons: string[]
+  /** Ids of the tenant's shadow rules that held on the event (recorded, never decided). */
+  shadow: string[]
   outcome: Outcome
 }
+
+const ids = (json: string | null): string[] => (json ? [...new Set(JSON.parse(json) as string[])] : [])
 
 /**
  * The raw material of the per-rule performance report for one tenant over (sinceMs, untilMs]: how many
@@ -54,19 +58,35 @@ export class RulePerformanceStore {
   }
 
   /**
+   * Events each shadow rule held on: read from the events that recorded a shadow hit (no rollup holds
+   * them: shadow hits are not reasons of the decision).
+   */
+  async shadowFired(tenantId: string, sinceMs: number, untilMs: number): Promise<Map<string, number>> {
+    const counts = new Map<string, number>()
+    const rows = await this.db.all<{ shadow_rules: string }>(
+      `SELECT shadow_rules FROM events WHERE tenant_id = ? AND created_ms > ? AND created_ms <= ?
+          AND shadow_rules IS NOT NULL`,
+      [tenantId, sinceMs, untilMs],
+    )
+    for (const r of rows) for (const id of ids(r.shadow_rules)) counts.set(id, (counts.get(id) ?? 0) + 1)
+    return counts
+  }
+
+  /**
    * Every event of the window that carries a label, with the latest of its labels (the highest
    * created_ms, then the highest id): one query, both tables filtered by the tenant.
    */
   async labelled(tenantId: string, sinceMs: number, untilMs: number): Promise<LabelledEvent[]> {
-    const rows = await this.db.all<{ reasons: string; label: string }>(
-      `SELECT e.reasons AS reasons, l.label AS label
+    const rows = await this.db.all<{ reasons: string; shadow_rules: string | null; label: string }>(
+      `SELECT e.reasons AS reasons, e.shadow_rules AS shadow_rules, l.label AS label
          FROM labels l JOIN events e ON e.id = l.event_id AND e.tenant_id = l.tenant_id
         WHERE l.tenant_id = ? AND e.tenant_id = ? AND e.created_ms > ? AND e.created_ms <= ?
           AND ${LATEST_LABEL}`,
       [tenantId, tenantId, sinceMs, untilMs],
     )
     return rows.map((r) => ({
-      reasons: [...new Set(JSON.parse(r.reasons) as string[])],
+      reasons: ids(r.reasons),
+      shadow: ids(r.shadow_rules),
       outcome: r.label === 'legit' ? 'legit' : 'fraud',
     }))
   }

@@ -1,4 +1,4 @@
-import type { RuleSpec } from '../../scoring/rules/types.js'
+import type { AttributeSpecs, RuleSpec } from '../../scoring/rules/types.js'
 import { type Db, q, type Work } from '../engine/db.js'
 import { Cached, type Invalidation, tenantScoped } from '../engine/invalidation.js'
 
@@ -6,6 +6,24 @@ export type ConfigSection = 'weights' | 'thresholds'
 export type Overrides = Record<ConfigSection, Record<string, number>> & {
   /** The tenant's own rules (docs/rules.md); absent or empty when it has none. */
   rules?: RuleSpec[]
+  /** The tenant's hashed and counted attributes (docs/rules.md); absent when it declares none. */
+  attributes?: AttributeSpecs
+}
+
+/** A change of the overrides: a key set to null drops its override (back to the default). */
+export type OverridesPatch = Record<ConfigSection, Record<string, number | null>> & {
+  rules?: RuleSpec[]
+  attributes?: AttributeSpecs
+}
+
+/** `base` with `patch` applied: null removes a key, a number sets it. */
+export function patched(base: Record<string, number>, patch: Record<string, number | null> | undefined) {
+  const out = { ...base }
+  for (const [k, v] of Object.entries(patch ?? {})) {
+    if (v === null) delete out[k]
+    else out[k] = v
+  }
+  return out
 }
 
 /**
@@ -30,9 +48,17 @@ const READ = `SELECT 'version' AS section, '' AS key, COALESCE(MAX(version), 0) 
               UNION ALL
               SELECT section, key, value, NULL FROM tenant_config WHERE tenant_id = ?
               UNION ALL
-              SELECT 'rules', '', 0, rules FROM tenant_rules WHERE tenant_id = ?`
+              SELECT 'rules', '', 0, rules FROM tenant_rules WHERE tenant_id = ?
+              UNION ALL
+              SELECT 'attributes', '', 0, attributes FROM tenant_rules WHERE tenant_id = ? AND attributes IS NOT NULL`
+const readParams = (tenantId: string) => [tenantId, tenantId, tenantId, tenantId]
 
-type Row = { section: ConfigSection | 'version' | 'rules'; key: string; value: number; text: string | null }
+type Row = {
+  section: ConfigSection | 'version' | 'rules' | 'attributes'
+  key: string
+  value: number
+  text: string | null
+}
 
 function toStored(rows: Row[]): StoredConfig {
   const out: StoredConfig = { overrides: { weights: {}, thresholds: {} }, version: 0 }
@@ -41,6 +67,9 @@ function toStored(rows: Row[]): StoredConfig {
     else if (r.section === 'rules') {
       const rules = JSON.parse(r.text ?? '[]') as RuleSpec[]
       if (rules.length > 0) out.overrides.rules = rules
+    } else if (r.section === 'attributes') {
+      const attributes = JSON.parse(r.text ?? '{}') as AttributeSpecs
+      if (Object.keys(attributes).length > 0) out.overrides.attributes = attributes
     } else out.overrides[r.section][r.key] = Number(r.value)
   }
   return out
@@ -62,7 +91,7 @@ export class ConfigStore {
   }
 
   async current(tenantId: string): Promise<StoredConfig> {
-    return toStored(await this.db.all<Row>(READ, [tenantId, tenantId, tenantId]))
+    return toStored(await this.db.all<Row>(READ, readParams(tenantId)))
   }
 
   /**
@@ -74,7 +103,7 @@ export class ConfigStore {
    */
   set(
     tenantId: string,
-    patch: Overrides,
+    patch: OverridesPatch,
     check: (merged: Overrides) => void,
     effective: (o: Overrides) => string,
     now: number,
@@ -86,14 +115,16 @@ export class ConfigStore {
         'UPDATE tenants SET id = id WHERE id = ? RETURNING created_ms',
         [tenantId],
       )
-      const current = toStored(yield* q.all<Row>(READ, [tenantId, tenantId, tenantId]))
+      const current = toStored(yield* q.all<Row>(READ, readParams(tenantId)))
       const merged: Overrides = {
-        weights: { ...current.overrides.weights, ...patch.weights },
-        thresholds: { ...current.overrides.thresholds, ...patch.thresholds },
+        weights: patched(current.overrides.weights, patch.weights),
+        thresholds: patched(current.overrides.thresholds, patch.thresholds),
       }
-      // Rules are replaced as a whole list when sent.
+      // Rules are replaced as a whole list when sent, attribute declarations as a whole map.
       const rules = patch.rules ?? current.overrides.rules
       if (rules && rules.length > 0) merged.rules = rules
+      const attributes = patch.attributes ?? current.overrides.attributes
+      if (attributes && Object.keys(attributes).length > 0) merged.attributes = attributes
       check(merged)
       const before = effective(current.overrides)
       const after = effective(merged)
@@ -107,6 +138,14 @@ export class ConfigStore {
       yield* q.run(insert, [tenantId, version, now, after])
       for (const section of ['weights', 'thresholds'] as const) {
         for (const [key, value] of Object.entries(patch[section])) {
+          if (value === null) {
+            yield* q.run('DELETE FROM tenant_config WHERE tenant_id = ? AND section = ? AND key = ?', [
+              tenantId,
+              section,
+              key,
+            ])
+            continue
+          }
           yield* q.run(
             `INSERT INTO tenant_config (tenant_id, section, key, value) VALUES (?, ?, ?, ?)
              ON CONFLICT (tenant_id, section, key) DO UPDATE SET value = excluded.value`,
@@ -119,6 +158,13 @@ export class ConfigStore {
           `INSERT INTO tenant_rules (tenant_id, rules) VALUES (?, ?)
            ON CONFLICT (tenant_id) DO UPDATE SET rules = excluded.rules`,
           [tenantId, JSON.stringify(patch.rules)],
+        )
+      }
+      if (patch.attributes !== undefined) {
+        yield* q.run(
+          `INSERT INTO tenant_rules (tenant_id, rules, attributes) VALUES (?, '[]', ?)
+           ON CONFLICT (tenant_id) DO UPDATE SET attributes = excluded.attributes`,
+          [tenantId, JSON.stringify(patch.attributes)],
         )
       }
       yield* inv.touch(`config:${tenantId}`)

@@ -593,4 +593,42 @@ CREATE INDEX console_users_email ON console_users (email);
 ALTER TABLE events ADD COLUMN ip_block_hash TEXT;
 `,
   },
+  {
+    version: 27,
+    name: 'list entries: IP ranges (CIDR) and phones',
+    // A range is listed under the keyed hash of its network and length; its version and length say
+    // which prefixes of a scored address to hash and look up (one lookup per length, never a scan).
+    sql: `
+ALTER TABLE list_entries ADD COLUMN ip_version INTEGER;
+ALTER TABLE list_entries ADD COLUMN prefix_len INTEGER;
+`,
+  },
+  {
+    version: 28,
+    name: 'hashed and counted event attributes',
+    // The tenant's attribute declarations sit beside its rules. Counted attributes keep one row per
+    // (tenant, attribute, keyed hash of the value, account) with its last time, trimmed after 24 hours,
+    // and one row per (tenant, attribute, value hash, minute) of events: the windows are sums.
+    sql: `
+ALTER TABLE tenant_rules ADD COLUMN attributes TEXT;
+CREATE TABLE attribute_accounts (
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  attribute TEXT NOT NULL,
+  value_hash TEXT NOT NULL,
+  account TEXT NOT NULL,
+  last_ms BIGINT NOT NULL,
+  PRIMARY KEY (tenant_id, attribute, value_hash, account)
+);
+CREATE INDEX attribute_accounts_last ON attribute_accounts (last_ms);
+CREATE TABLE attribute_events (
+  tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  attribute TEXT NOT NULL,
+  value_hash TEXT NOT NULL,
+  minute_ms BIGINT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, attribute, value_hash, minute_ms)
+);
+CREATE INDEX attribute_events_minute ON attribute_events (minute_ms);
+`,
+  },
 ]
