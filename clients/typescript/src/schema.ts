@@ -116,14 +116,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's allow and block entries, newest first
-         * @description Paged with limit and offset. Emails and IPs are stored hashed, so entries show a masked hint instead of the value.
+         * The tenant's list entries, newest first; filtered by list, type and status
+         * @description Paged with limit and offset, filtered by list, type and status. Emails, IPs and phones are stored hashed, so entries show a masked hint instead of the value.
          */
         get: operations["listListEntries"];
         put?: never;
         /**
-         * Add an allow or block entry (adding an existing entry returns it)
-         * @description An allow entry lowers the score of matching events, a block entry blocks them. An optional expiry makes the entry temporary.
+         * Add a list entry (adding an existing entry returns it)
+         * @description An allow entry lowers the score of matching events, a block entry blocks them, and a named list is one your rules test. An IP entry may be a CIDR range. An optional expiry makes the entry temporary.
          */
         post: operations["createListEntry"];
         delete?: never;
@@ -1062,7 +1062,7 @@ export interface components {
          * @description what kind of entity
          * @enum {string}
          */
-        ListedKind: "ip" | "email" | "device" | "user";
+        ListedKind: "ip" | "email" | "phone" | "device" | "user";
         /**
          * ListEntry
          * @example {
@@ -1077,9 +1077,10 @@ export interface components {
         ListEntry: {
             /** @description numeric id used by DELETE /v1/lists/{id} */
             id: string;
-            list: components["schemas"]["ListName"];
+            /** @description allow, block or the name of your own list */
+            list: string;
             type: components["schemas"]["ListedKind"];
-            /** @description masked form for email and ip; the value itself for device and user */
+            /** @description masked form for email, ip and phone (an ip range narrower than /24 or /48 too); the value itself for device and user */
             hint: string;
             value?: string;
             createdMs: number;
@@ -1097,21 +1098,16 @@ export interface components {
          *     }
          */
         ListEntryInput: {
-            list: components["schemas"]["ListName"];
+            /** @description allow, block, or the name of your own list (lower-case letters, digits, _; up to 40) */
+            list: string;
             type: components["schemas"]["ListedKind"];
-            /** @description the entity; email and ip are stored hashed */
+            /** @description the entity; email, ip and phone are stored hashed; an ip may be a CIDR range (/8-/32, /16-/128); a phone is in international form */
             value: string;
             /** @description when the entry stops matching (ms since the epoch, in the future); a job then deletes it */
             expires_ms?: number;
             /** @description your note (why it is listed) */
             note?: string;
         };
-        /**
-         * ListName
-         * @description which list
-         * @enum {string}
-         */
-        ListName: "allow" | "block";
         /** ListPage */
         ListPage: {
             entries: components["schemas"]["ListEntry"][];
@@ -1126,7 +1122,7 @@ export interface components {
          * @description a built-in reason code
          * @enum {string}
          */
-        ReasonCode: "privacy_relay" | "datacenter_ip" | "vpn_ip" | "proxy_ip" | "geo_mismatch" | "disposable_email" | "email_no_mx" | "email_relay" | "mailbox_reuse" | "account_takeover" | "gibberish_email" | "plus_addressing" | "headless_browser" | "device_inconsistent" | "emulated_environment" | "noise_injected" | "device_tampered" | "context_mismatch" | "engine_ua_mismatch" | "os_mismatch" | "antidetect_browser" | "timezone_mismatch" | "known_spoof_signature" | "forged_beacon" | "app_tampered" | "rooted_device" | "sideloaded_app" | "mock_location" | "debug_environment" | "auto_time_off" | "vpn_active" | "ip_velocity" | "device_reuse" | "device_velocity" | "vpn_drop" | "ip_cloaking" | "device_ip_hopping" | "abuse_ip" | "abusive_asn" | "seen_in_fraud_network" | "blocklisted_user" | "blocklisted_email" | "blocklisted_device" | "blocklisted_ip" | "allowlisted_user" | "allowlisted_email" | "allowlisted_device" | "allowlisted_ip";
+        ReasonCode: "privacy_relay" | "datacenter_ip" | "vpn_ip" | "proxy_ip" | "geo_mismatch" | "disposable_email" | "email_no_mx" | "email_relay" | "mailbox_reuse" | "account_takeover" | "gibberish_email" | "plus_addressing" | "headless_browser" | "device_inconsistent" | "emulated_environment" | "noise_injected" | "device_tampered" | "context_mismatch" | "engine_ua_mismatch" | "os_mismatch" | "antidetect_browser" | "timezone_mismatch" | "known_spoof_signature" | "forged_beacon" | "app_tampered" | "rooted_device" | "sideloaded_app" | "mock_location" | "debug_environment" | "auto_time_off" | "vpn_active" | "ip_velocity" | "device_reuse" | "device_velocity" | "vpn_drop" | "ip_cloaking" | "device_ip_hopping" | "abuse_ip" | "abusive_asn" | "seen_in_fraud_network" | "blocklisted_user" | "blocklisted_email" | "blocklisted_phone" | "blocklisted_device" | "blocklisted_ip" | "allowlisted_user" | "allowlisted_email" | "allowlisted_phone" | "allowlisted_device" | "allowlisted_ip";
         /**
          * RecordedCheck
          * @description A check that fired, as recorded when the event was scored
@@ -1710,7 +1706,8 @@ export interface operations {
                      *             "mode": "enforce",
                      *             "rollout": 1
                      *           }
-                     *         ]
+                     *         ],
+                     *         "attributes": {}
                      *       },
                      *       "effective": {
                      *         "weights": {},
@@ -1726,7 +1723,8 @@ export interface operations {
                      *             "mode": "enforce",
                      *             "rollout": 1
                      *           }
-                     *         ]
+                     *         ],
+                     *         "attributes": {}
                      *       }
                      *     }
                      */
@@ -1758,6 +1756,15 @@ export interface operations {
                                 /** @description share of users (or devices) it applies to, % */
                                 rollout: number;
                             }[];
+                            /** @description by attribute key; replaces the stored declarations ({} removes them) */
+                            attributes?: {
+                                [key: string]: {
+                                    /** @description store and show only its keyed hash; rules compare it only for equality */
+                                    hashed?: boolean;
+                                    /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                    counted?: boolean;
+                                };
+                            };
                         };
                         effective: {
                             weights: {
@@ -1784,6 +1791,15 @@ export interface operations {
                                 /** @description share of users (or devices) it applies to, % */
                                 rollout: number;
                             }[];
+                            /** @description by attribute key; replaces the stored declarations ({} removes them) */
+                            attributes?: {
+                                [key: string]: {
+                                    /** @description store and show only its keyed hash; rules compare it only for equality */
+                                    hashed?: boolean;
+                                    /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                    counted?: boolean;
+                                };
+                            };
                         };
                     };
                 };
@@ -1807,32 +1823,116 @@ export interface operations {
                 /** @example {} */
                 "application/json": {
                     weights?: {
-                        datacenterIp?: number;
-                        proxyVpn?: number;
-                        deviceReuseLow?: number;
-                        deviceReuseMed?: number;
-                        deviceReuseHigh?: number;
-                        ipVelocityMed?: number;
-                        ipVelocityHigh?: number;
-                        emailDisposable?: number;
-                        emailNoMx?: number;
-                        emailGibberish?: number;
-                        emailPlusTag?: number;
-                        geoMismatch?: number;
-                        deviceVelocity?: number;
-                        mailboxReuseMed?: number;
-                        mailboxReuseHigh?: number;
-                        accountTakeover?: number;
+                        /** @description 0-100; null removes your override */
+                        datacenterIp?: number | null;
+                        /** @description 0-100; null removes your override */
+                        proxyVpn?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceReuseLow?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceReuseMed?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceReuseHigh?: number | null;
+                        /** @description 0-100; null removes your override */
+                        ipVelocityMed?: number | null;
+                        /** @description 0-100; null removes your override */
+                        ipVelocityHigh?: number | null;
+                        /** @description 0-100; null removes your override */
+                        emailDisposable?: number | null;
+                        /** @description 0-100; null removes your override */
+                        emailNoMx?: number | null;
+                        /** @description 0-100; null removes your override */
+                        emailGibberish?: number | null;
+                        /** @description 0-100; null removes your override */
+                        emailPlusTag?: number | null;
+                        /** @description 0-100; null removes your override */
+                        geoMismatch?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceVelocity?: number | null;
+                        /** @description 0-100; null removes your override */
+                        mailboxReuseMed?: number | null;
+                        /** @description 0-100; null removes your override */
+                        mailboxReuseHigh?: number | null;
+                        /** @description 0-100; null removes your override */
+                        accountTakeover?: number | null;
+                        /** @description 0-100; null removes your override */
+                        privacyRelay?: number | null;
+                        /** @description 0-100; null removes your override */
+                        emailRelay?: number | null;
+                        /** @description 0-100; null removes your override */
+                        headlessBrowser?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceInconsistent?: number | null;
+                        /** @description 0-100; null removes your override */
+                        emulatedEnvironment?: number | null;
+                        /** @description 0-100; null removes your override */
+                        noiseInjected?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceTampered?: number | null;
+                        /** @description 0-100; null removes your override */
+                        contextMismatch?: number | null;
+                        /** @description 0-100; null removes your override */
+                        engineUaMismatch?: number | null;
+                        /** @description 0-100; null removes your override */
+                        osMismatch?: number | null;
+                        /** @description 0-100; null removes your override */
+                        antidetectBrowserHigh?: number | null;
+                        /** @description 0-100; null removes your override */
+                        antidetectBrowserMed?: number | null;
+                        /** @description 0-100; null removes your override */
+                        timezoneMismatch?: number | null;
+                        /** @description 0-100; null removes your override */
+                        knownSpoofSignature?: number | null;
+                        /** @description 0-100; null removes your override */
+                        forgedBeacon?: number | null;
+                        /** @description 0-100; null removes your override */
+                        appTampered?: number | null;
+                        /** @description 0-100; null removes your override */
+                        rootedDevice?: number | null;
+                        /** @description 0-100; null removes your override */
+                        sideloadedApp?: number | null;
+                        /** @description 0-100; null removes your override */
+                        mockLocation?: number | null;
+                        /** @description 0-100; null removes your override */
+                        debugEnvironment?: number | null;
+                        /** @description 0-100; null removes your override */
+                        autoTimeOff?: number | null;
+                        /** @description 0-100; null removes your override */
+                        vpnActive?: number | null;
+                        /** @description 0-100; null removes your override */
+                        vpnDrop?: number | null;
+                        /** @description 0-100; null removes your override */
+                        ipCloaking?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceIpHopping?: number | null;
+                        /** @description 0-100; null removes your override */
+                        abuseIp?: number | null;
+                        /** @description 0-100; null removes your override */
+                        abusiveAsn?: number | null;
+                        /** @description 0-100; null removes your override */
+                        fraudNetworkOne?: number | null;
+                        /** @description 0-100; null removes your override */
+                        fraudNetworkTwo?: number | null;
+                        /** @description 0-100; null removes your override */
+                        fraudNetworkMore?: number | null;
                     };
                     thresholds?: {
-                        review?: number;
-                        block?: number;
-                        deviceReuseMed?: number;
-                        deviceReuseHigh?: number;
-                        ipVelocityMed?: number;
-                        ipVelocityHigh?: number;
-                        deviceVelocity?: number;
-                        mailboxReuseHigh?: number;
+                        /** @description 0-100; null removes your override */
+                        review?: number | null;
+                        /** @description 0-100; null removes your override */
+                        block?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceReuseMed?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceReuseHigh?: number | null;
+                        /** @description 0-100; null removes your override */
+                        ipVelocityMed?: number | null;
+                        /** @description 0-100; null removes your override */
+                        ipVelocityHigh?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceVelocity?: number | null;
+                        /** @description 0-100; null removes your override */
+                        mailboxReuseHigh?: number | null;
                     };
                     /** @description the tenant's whole rule list, replacing the stored one */
                     rules?: {
@@ -1853,6 +1953,15 @@ export interface operations {
                         /** @description share of users (or devices) it applies to, % */
                         rollout: number;
                     }[];
+                    /** @description by attribute key; replaces the stored declarations ({} removes them) */
+                    attributes?: {
+                        [key: string]: {
+                            /** @description store and show only its keyed hash; rules compare it only for equality */
+                            hashed?: boolean;
+                            /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                            counted?: boolean;
+                        };
+                    };
                 };
             };
         };
@@ -1887,7 +1996,8 @@ export interface operations {
                      *             "mode": "enforce",
                      *             "rollout": 1
                      *           }
-                     *         ]
+                     *         ],
+                     *         "attributes": {}
                      *       },
                      *       "effective": {
                      *         "weights": {},
@@ -1903,7 +2013,8 @@ export interface operations {
                      *             "mode": "enforce",
                      *             "rollout": 1
                      *           }
-                     *         ]
+                     *         ],
+                     *         "attributes": {}
                      *       }
                      *     }
                      */
@@ -1935,6 +2046,15 @@ export interface operations {
                                 /** @description share of users (or devices) it applies to, % */
                                 rollout: number;
                             }[];
+                            /** @description by attribute key; replaces the stored declarations ({} removes them) */
+                            attributes?: {
+                                [key: string]: {
+                                    /** @description store and show only its keyed hash; rules compare it only for equality */
+                                    hashed?: boolean;
+                                    /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                    counted?: boolean;
+                                };
+                            };
                         };
                         effective: {
                             weights: {
@@ -1961,6 +2081,15 @@ export interface operations {
                                 /** @description share of users (or devices) it applies to, % */
                                 rollout: number;
                             }[];
+                            /** @description by attribute key; replaces the stored declarations ({} removes them) */
+                            attributes?: {
+                                [key: string]: {
+                                    /** @description store and show only its keyed hash; rules compare it only for equality */
+                                    hashed?: boolean;
+                                    /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                    counted?: boolean;
+                                };
+                            };
                         };
                     };
                 };
@@ -2022,7 +2151,8 @@ export interface operations {
                      *                 "mode": "enforce",
                      *                 "rollout": 1
                      *               }
-                     *             ]
+                     *             ],
+                     *             "attributes": {}
                      *           }
                      *         }
                      *       ]
@@ -2060,6 +2190,15 @@ export interface operations {
                                     /** @description share of users (or devices) it applies to, % */
                                     rollout: number;
                                 }[];
+                                /** @description by attribute key; replaces the stored declarations ({} removes them) */
+                                attributes?: {
+                                    [key: string]: {
+                                        /** @description store and show only its keyed hash; rules compare it only for equality */
+                                        hashed?: boolean;
+                                        /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                        counted?: boolean;
+                                    };
+                                };
                             };
                         }[];
                     };
@@ -2084,32 +2223,116 @@ export interface operations {
                 /** @example {} */
                 "application/json": {
                     weights?: {
-                        datacenterIp?: number;
-                        proxyVpn?: number;
-                        deviceReuseLow?: number;
-                        deviceReuseMed?: number;
-                        deviceReuseHigh?: number;
-                        ipVelocityMed?: number;
-                        ipVelocityHigh?: number;
-                        emailDisposable?: number;
-                        emailNoMx?: number;
-                        emailGibberish?: number;
-                        emailPlusTag?: number;
-                        geoMismatch?: number;
-                        deviceVelocity?: number;
-                        mailboxReuseMed?: number;
-                        mailboxReuseHigh?: number;
-                        accountTakeover?: number;
+                        /** @description 0-100; null removes your override */
+                        datacenterIp?: number | null;
+                        /** @description 0-100; null removes your override */
+                        proxyVpn?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceReuseLow?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceReuseMed?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceReuseHigh?: number | null;
+                        /** @description 0-100; null removes your override */
+                        ipVelocityMed?: number | null;
+                        /** @description 0-100; null removes your override */
+                        ipVelocityHigh?: number | null;
+                        /** @description 0-100; null removes your override */
+                        emailDisposable?: number | null;
+                        /** @description 0-100; null removes your override */
+                        emailNoMx?: number | null;
+                        /** @description 0-100; null removes your override */
+                        emailGibberish?: number | null;
+                        /** @description 0-100; null removes your override */
+                        emailPlusTag?: number | null;
+                        /** @description 0-100; null removes your override */
+                        geoMismatch?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceVelocity?: number | null;
+                        /** @description 0-100; null removes your override */
+                        mailboxReuseMed?: number | null;
+                        /** @description 0-100; null removes your override */
+                        mailboxReuseHigh?: number | null;
+                        /** @description 0-100; null removes your override */
+                        accountTakeover?: number | null;
+                        /** @description 0-100; null removes your override */
+                        privacyRelay?: number | null;
+                        /** @description 0-100; null removes your override */
+                        emailRelay?: number | null;
+                        /** @description 0-100; null removes your override */
+                        headlessBrowser?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceInconsistent?: number | null;
+                        /** @description 0-100; null removes your override */
+                        emulatedEnvironment?: number | null;
+                        /** @description 0-100; null removes your override */
+                        noiseInjected?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceTampered?: number | null;
+                        /** @description 0-100; null removes your override */
+                        contextMismatch?: number | null;
+                        /** @description 0-100; null removes your override */
+                        engineUaMismatch?: number | null;
+                        /** @description 0-100; null removes your override */
+                        osMismatch?: number | null;
+                        /** @description 0-100; null removes your override */
+                        antidetectBrowserHigh?: number | null;
+                        /** @description 0-100; null removes your override */
+                        antidetectBrowserMed?: number | null;
+                        /** @description 0-100; null removes your override */
+                        timezoneMismatch?: number | null;
+                        /** @description 0-100; null removes your override */
+                        knownSpoofSignature?: number | null;
+                        /** @description 0-100; null removes your override */
+                        forgedBeacon?: number | null;
+                        /** @description 0-100; null removes your override */
+                        appTampered?: number | null;
+                        /** @description 0-100; null removes your override */
+                        rootedDevice?: number | null;
+                        /** @description 0-100; null removes your override */
+                        sideloadedApp?: number | null;
+                        /** @description 0-100; null removes your override */
+                        mockLocation?: number | null;
+                        /** @description 0-100; null removes your override */
+                        debugEnvironment?: number | null;
+                        /** @description 0-100; null removes your override */
+                        autoTimeOff?: number | null;
+                        /** @description 0-100; null removes your override */
+                        vpnActive?: number | null;
+                        /** @description 0-100; null removes your override */
+                        vpnDrop?: number | null;
+                        /** @description 0-100; null removes your override */
+                        ipCloaking?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceIpHopping?: number | null;
+                        /** @description 0-100; null removes your override */
+                        abuseIp?: number | null;
+                        /** @description 0-100; null removes your override */
+                        abusiveAsn?: number | null;
+                        /** @description 0-100; null removes your override */
+                        fraudNetworkOne?: number | null;
+                        /** @description 0-100; null removes your override */
+                        fraudNetworkTwo?: number | null;
+                        /** @description 0-100; null removes your override */
+                        fraudNetworkMore?: number | null;
                     };
                     thresholds?: {
-                        review?: number;
-                        block?: number;
-                        deviceReuseMed?: number;
-                        deviceReuseHigh?: number;
-                        ipVelocityMed?: number;
-                        ipVelocityHigh?: number;
-                        deviceVelocity?: number;
-                        mailboxReuseHigh?: number;
+                        /** @description 0-100; null removes your override */
+                        review?: number | null;
+                        /** @description 0-100; null removes your override */
+                        block?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceReuseMed?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceReuseHigh?: number | null;
+                        /** @description 0-100; null removes your override */
+                        ipVelocityMed?: number | null;
+                        /** @description 0-100; null removes your override */
+                        ipVelocityHigh?: number | null;
+                        /** @description 0-100; null removes your override */
+                        deviceVelocity?: number | null;
+                        /** @description 0-100; null removes your override */
+                        mailboxReuseHigh?: number | null;
                     };
                     /** @description a proposed rule list, replacing the current one */
                     rules?: {
@@ -2287,6 +2510,12 @@ export interface operations {
     listListEntries: {
         parameters: {
             query?: {
+                /** @description only entries of this list */
+                list?: string;
+                /** @description only entries of this type */
+                type?: "ip" | "email" | "phone" | "device" | "user";
+                /** @description active: still matching; expired: past expires_ms, not purged yet */
+                status?: "active" | "expired";
                 /** @description page size, at most 1000 (default 500) */
                 limit?: string;
                 /** @description entries to skip (default 0) */
@@ -4139,6 +4368,8 @@ export interface operations {
                      *       "rules": [
                      *         {
                      *           "reason": "text",
+                     *           "rule_id": "text",
+                     *           "shadow": true,
                      *           "fired": 1,
                      *           "fraud": 1,
                      *           "legit": 1,
@@ -4156,8 +4387,12 @@ export interface operations {
                     "application/json": {
                         /** @description most often fired first */
                         rules: {
-                            /** @description the reason code */
+                            /** @description the reason code (rule:<id> for your own rules) */
                             reason: string;
+                            /** @description your own rules only: the rule id (docs/rules.md) */
+                            rule_id?: string;
+                            /** @description your own rules only: true for the row of its shadow hits (held, recorded, never decided), false for its enforced hits */
+                            shadow?: boolean;
                             /** @description events of the window the code fired on */
                             fired: number;
                             /** @description of those, events whose latest label is fraud or chargeback */
