@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LIST_NAME_PATTERN } from '../../src/schemas/lists.js'
 import { REASONS } from '../../src/scoring/reasons.js'
 import { LISTED_KINDS } from '../../src/util/entities.js'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
@@ -117,10 +118,11 @@ describe('the OpenAPI document is complete enough to generate a client from', ()
     expect(raw['components'].schemas.ScoreResponse.example.verdict).toBe('allow')
   })
 
-  it('keeps closed enums closed: verdicts, lists, entity types, labels and reason codes', () => {
+  it('keeps closed enums closed: verdicts, entity types, labels and reason codes; list names by their pattern', () => {
     const s = doc['components'].schemas
     expect(s.Event.properties.verdict.enum).toEqual(['allow', 'review', 'block'])
-    expect(s.ListEntry.properties.list.enum).toEqual(['allow', 'block'])
+    // allow, block or a named list of the tenant's (docs/rules.md): open, but bounded by a pattern.
+    expect(s.ListEntryInput.properties.list.pattern).toBe(LIST_NAME_PATTERN)
     expect(s.ListEntry.properties.type.enum).toEqual([...LISTED_KINDS])
     expect(s.Label.properties.label.enum).toEqual(['fraud', 'chargeback', 'legit'])
     expect(s.ReasonCode.enum).toEqual(REASONS.map((r) => r.code))
