@@ -64,7 +64,7 @@ const IDENTITY_ACCOUNTS = `SELECT COUNT(*) AS n, MAX(CASE WHEN member = ? THEN 1
  * The observations whose resolved identity is the parameter (given twice), with the columns asked for,
  * as two disjoint index ranges: since version 9 the resolved identity equals the token identity, so
  * those rows are found through the token index; the resolved index holds only the older rows where the
- * two differ (migration 27). A UNION ALL rather than an OR: SQLite does not use a partial index for one
+ * two differ (migration 29). A UNION ALL rather than an OR: SQLite does not use a partial index for one
  * term of an OR.
  */
 export const observationsResolvedTo = (columns: string): string =>

@@ -149,7 +149,7 @@ export class EventStore {
   /**
    * Distinct accounts with events on a canonical mailbox, `userId` (the event being scored) counted
    * whether or not it was seen before, up to ACCOUNT_COUNT_CAP: one range of the email index, which
-   * carries the account (migration 27), read in account order and stopped at the cap, so the table is
+   * carries the account (migration 29), read in account order and stopped at the cap, so the table is
    * not read and a very active mailbox costs no more than ACCOUNT_COUNT_CAP distinct accounts.
    */
   *mailboxAccounts(tenantId: string, emailHash: string, userId: string): Work<number> {

@@ -594,7 +594,7 @@ ALTER TABLE events ADD COLUMN ip_block_hash TEXT;
 `,
   },
   {
-    version: 27,
+    version: 29,
     name: 'fewer index pages per scored event',
     // Each index entry an event adds is a random leaf page its commit writes (and the checkpoint writes
     // again). The email index carries the account, so counting a mailbox's accounts reads the index
