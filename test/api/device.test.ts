@@ -368,6 +368,28 @@ describe.each<Engine>(['sqlite', 'postgres'])('device identity on %s', (engine) 
     expect(ev.resolvedDeviceId).toBe(b.device?.['resolved_id'])
   })
 
+  run(
+    'an observation whose resolved identity differs from its token identity (before version 9) is still found by the resolved one',
+    async () => {
+      await setup()
+      const a = await score({ device_id: 'fp-v8', ip: RESIDENTIAL, user_id: 'u1' })
+      h.clock.advance(60_000)
+      const b = await score({ device_id: 'fp-v8', ip: DATACENTER, device_token: a.device_token })
+      const resolved = String(a.device?.['resolved_id'])
+      // Rows written before version 9 could carry another token identity than their resolved identity.
+      await h.store.db.run('UPDATE device_observations SET token_id = ? WHERE event_id = ?', [
+        'dv_older-token',
+        a.event_id,
+      ])
+      const listed = await observations(resolved)
+      expect(listed.observations.map((o: { eventId: string }) => o.eventId)).toEqual([b.event_id, a.event_id])
+      expect((await observations('dv_older-token')).observations).toEqual([])
+      const detail = await h.app.inject({ url: `/v1/events/${b.event_id}`, headers: t.headers })
+      expect(detail.statusCode, detail.body).toBe(200)
+      expect(detail.json().device.profile).toMatchObject({ observations: 2, distinctIps: 2, accounts: 1 })
+    },
+  )
+
   run('keeps device history per tenant', async () => {
     await setup()
     const other = await h.tenant()

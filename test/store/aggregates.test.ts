@@ -194,6 +194,41 @@ describe.each<Engine>(['sqlite', 'postgres'])('maintained aggregates on %s again
   })
 
   run(
+    'mailbox accounts: every event counted the distinct accounts on its mailbox before it, its own included',
+    async () => {
+      const rows = await h.store.db.all<{
+        id: string
+        email_hash: string | null
+        user_id: string | null
+        inputs: string
+      }>('SELECT id, email_hash, user_id, inputs FROM events WHERE tenant_id = ?', [t.tenantId])
+      const byId = new Map(rows.map((e) => [e.id, e]))
+      const accounts = new Map<string, Set<string>>()
+      const wrong: string[] = []
+      let checked = 0
+      let shared = 0
+      for (const s of scored) {
+        const e = byId.get(s.eventId)!
+        const got = (JSON.parse(e.inputs) as { history: { mailboxAccounts: number | null } }).history
+          .mailboxAccounts
+        if (e.email_hash === null || e.user_id === null) {
+          if (got !== null) wrong.push(`${e.id}: got ${got} want null`)
+          continue
+        }
+        const seen = accounts.get(e.email_hash) ?? new Set<string>()
+        accounts.set(e.email_hash, seen)
+        seen.add(e.user_id)
+        if (got !== seen.size) wrong.push(`${e.id}: got ${got} want ${seen.size}`)
+        checked++
+        if (seen.size > 2) shared++
+      }
+      expect(wrong.slice(0, 6), `${wrong.length} of ${checked} differ`).toEqual([])
+      expect(checked).toBeGreaterThan(20)
+      expect(shared).toBeGreaterThan(5)
+    },
+  )
+
+  run(
     'ip_accounts: per IP and account, the time of its latest event; the trim keeps the last hour',
     async () => {
       const read = async () =>

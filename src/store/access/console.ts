@@ -1,3 +1,4 @@
+import { observationsResolvedTo } from '../devices/devices.js'
 import type { Db } from '../engine/db.js'
 import { EVENT_COLUMNS, type EventRow, toEventRecord } from '../events/events.js'
 
@@ -206,8 +207,8 @@ export class ConsoleReads {
     }>(
       `SELECT MIN(created_ms) AS f, MAX(created_ms) AS l, COUNT(*) AS n, COUNT(DISTINCT ip_hash) AS ips,
               COUNT(DISTINCT user_id) AS accounts, COUNT(DISTINCT country) AS countries
-         FROM device_observations WHERE tenant_id = ? AND resolved_id = ?`,
-      [tenantId, resolvedId],
+         FROM (${observationsResolvedTo('created_ms, ip_hash, user_id, country')}) AS o`,
+      [tenantId, resolvedId, tenantId, resolvedId],
     )
     const b = deviceId
       ? await this.db.get<{ os: string | null; browser: string | null; mobile: number; created_ms: number }>(

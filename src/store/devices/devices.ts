@@ -60,6 +60,28 @@ const FINGERPRINT_TOKENS = `SELECT n FROM device_link_counts WHERE tenant_id = ?
 const IDENTITY_ACCOUNTS = `SELECT COUNT(*) AS n, MAX(CASE WHEN member = ? THEN 1 ELSE 0 END) AS own FROM (
   SELECT member FROM device_links WHERE tenant_id = ? AND kind = 'ta' AND key = ? LIMIT ${ACCOUNT_COUNT_CAP}) AS a`
 
+/**
+ * The observations whose resolved identity is the parameter (given twice), with the columns asked for,
+ * as two disjoint index ranges: since version 9 the resolved identity equals the token identity, so
+ * those rows are found through the token index; the resolved index holds only the older rows where the
+ * two differ (migration 29). A UNION ALL rather than an OR: SQLite does not use a partial index for one
+ * term of an OR.
+ */
+export const observationsResolvedTo = (columns: string): string =>
+  `SELECT ${columns} FROM device_observations WHERE tenant_id = ? AND token_id = ? AND resolved_id = token_id
+   UNION ALL SELECT ${columns} FROM device_observations WHERE tenant_id = ? AND resolved_id = ? AND resolved_id <> token_id`
+
+const LIST_COLUMNS =
+  'id, event_id, created_ms, device_id, resolved_id, rung, ip_prefix, asn, country, connection_type, verdict'
+/** A fingerprint's or a resolved identity's observations since a time, newest first (UNION drops rows found twice). */
+const LIST_OBSERVATIONS = `SELECT ${LIST_COLUMNS} FROM (
+    SELECT ${LIST_COLUMNS} FROM device_observations WHERE tenant_id = ? AND device_id = ? AND created_ms > ?
+    UNION SELECT ${LIST_COLUMNS} FROM device_observations
+     WHERE tenant_id = ? AND token_id = ? AND resolved_id = token_id AND created_ms > ?
+    UNION SELECT ${LIST_COLUMNS} FROM device_observations
+     WHERE tenant_id = ? AND resolved_id = ? AND resolved_id <> token_id AND created_ms > ?) AS o
+  ORDER BY created_ms DESC, id DESC LIMIT ?`
+
 const OBS_COLS =
   'tenant_id, event_id, created_ms, device_id, resolved_id, token_id, rung, user_id, ip_hash, ip_prefix, asn, country, connection_type, platform, verdict'
 
@@ -216,13 +238,13 @@ export class DeviceStore {
 
   /** Observations of a fingerprint or resolved identity of one tenant, newest first. */
   async list(tenantId: string, deviceId: string, sinceMs: number | null, limit: number) {
-    const rows = await this.db.all<ObsRow>(
-      `SELECT id, event_id, created_ms, device_id, resolved_id, rung, ip_prefix, asn, country, connection_type, verdict
-         FROM device_observations
-        WHERE tenant_id = ? AND (device_id = ? OR resolved_id = ?) AND created_ms > ?
-        ORDER BY created_ms DESC, id DESC LIMIT ?`,
-      [tenantId, deviceId, deviceId, sinceMs ?? -1, limit],
-    )
+    const since = sinceMs ?? -1
+    const rows = await this.db.all<ObsRow>(LIST_OBSERVATIONS, [
+      ...[tenantId, deviceId, since],
+      ...[tenantId, deviceId, since],
+      ...[tenantId, deviceId, since],
+      limit,
+    ])
     return rows.map((r) => ({
       createdMs: Number(r.created_ms),
       eventId: r.event_id,

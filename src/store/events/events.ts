@@ -4,8 +4,6 @@ import { ACCOUNT_COUNT_CAP, countIpAccounts, recordIpAccount, trimIpAccounts } f
 
 /** Earlier events of an account read for takeover: enough to know its devices and countries. */
 const ACCOUNT_HISTORY_CAP = 500
-/** Events of one mailbox read to count its accounts: bounds the read for a very active mailbox. */
-const MAILBOX_ROWS_CAP = 2000
 
 import { type EventAttributes, type ScoredEvent, velocityKey } from './scored-event.js'
 
@@ -150,17 +148,14 @@ export class EventStore {
 
   /**
    * Distinct accounts with events on a canonical mailbox, `userId` (the event being scored) counted
-   * whether or not it was seen before, up to ACCOUNT_COUNT_CAP, from at most MAILBOX_ROWS_CAP of its events:
-   * one bounded range of the email index.
+   * whether or not it was seen before, up to ACCOUNT_COUNT_CAP: one range of the email index, which
+   * carries the account (migration 29), read in account order and stopped at the cap, so the table is
+   * not read and a very active mailbox costs no more than ACCOUNT_COUNT_CAP distinct accounts.
    */
   *mailboxAccounts(tenantId: string, emailHash: string, userId: string): Work<number> {
     const r = yield* q.get<{ n: number; seen: number | null }>(
-      // The inner LIMIT keeps the read on the email index: with DISTINCT alone SQLite walked the
-      // tenant's events in user order (events_user), one full scan per scored event.
       `SELECT COUNT(*) AS n, MAX(CASE WHEN user_id = ? THEN 1 ELSE 0 END) AS seen FROM (
-         SELECT DISTINCT user_id FROM (
-           SELECT user_id FROM events WHERE tenant_id = ? AND email_hash = ? AND user_id IS NOT NULL
-            LIMIT ${MAILBOX_ROWS_CAP}) AS mailbox_rows
+         SELECT DISTINCT user_id FROM events WHERE tenant_id = ? AND email_hash = ? AND user_id IS NOT NULL
           LIMIT ${ACCOUNT_COUNT_CAP}) AS accounts`,
       [userId, tenantId, emailHash],
     )

@@ -631,4 +631,23 @@ CREATE TABLE attribute_events (
 CREATE INDEX attribute_events_minute ON attribute_events (minute_ms);
 `,
   },
+  {
+    version: 29,
+    name: 'fewer index pages per scored event',
+    // Each index entry an event adds is a random leaf page its commit writes (and the checkpoint writes
+    // again). The email index carries the account, so counting a mailbox's accounts reads the index
+    // alone; phones are rare, so only events with one are in the phone index; velocity reads the IP's
+    // primary-key range (a few rows: the pairs of the last hour) instead of a second index moved by
+    // every event; an observation's resolved identity equals its token identity since version 9, so only
+    // older rows, where they differ, stay in the resolved index (queries read the token index for the rest).
+    sql: `
+DROP INDEX events_email;
+CREATE INDEX events_email ON events (tenant_id, email_hash, user_id) WHERE email_hash IS NOT NULL;
+DROP INDEX events_phone;
+CREATE INDEX events_phone ON events (tenant_id, phone_hash) WHERE phone_hash IS NOT NULL;
+DROP INDEX ip_accounts_recent;
+DROP INDEX device_obs_resolved;
+CREATE INDEX device_obs_resolved ON device_observations (tenant_id, resolved_id, created_ms) WHERE resolved_id <> token_id;
+`,
+  },
 ]
