@@ -7,7 +7,7 @@ import { templateExplanation } from '../../scoring/explain.js'
 import { OUTSIDE_SIGNAL_CODES } from '../../scoring/reasons.js'
 import { RULES_VERSION, recordInput } from '../../scoring/recorded.js'
 import type { AccountHistory, EngineInput, EngineResult } from '../../scoring/types.js'
-import type { Work } from '../../store/engine/db.js'
+import { none, together, type Work } from '../../store/engine/db.js'
 import type { GroupCounters } from '../../store/events/aggregates.js'
 import type { GroupMeter } from '../../store/events/group-meter.js'
 import { type ScoredEvent, velocityKey } from '../../store/events/scored-event.js'
@@ -79,15 +79,15 @@ function* scoreAndRecord(
 ): Work<Scored> {
   const a = p.attributes
   const ipKey = velocityKey(a)
-  const ipAccounts = ipKey
-    ? yield* ctx.store.events.ipAccounts(a.tenantId, ipKey, now - VELOCITY_WINDOW_MS, a.userId)
-    : null
-  const dev = yield* deviceHistory(ctx, a, now)
-  const mailboxAccounts =
+  // The event's reads do not depend on each other: one batch (one statement on PostgreSQL).
+  const [ipAccounts, dev, mailboxAccounts, account] = yield* together(
+    ipKey ? ctx.store.events.ipAccounts(a.tenantId, ipKey, now - VELOCITY_WINDOW_MS, a.userId) : none(null),
+    deviceHistory(ctx, a, now),
     a.emailHash && a.userId
-      ? yield* ctx.store.events.mailboxAccounts(a.tenantId, a.emailHash, a.userId)
-      : null
-  const account = yield* accountHistory(ctx, a, now)
+      ? ctx.store.events.mailboxAccounts(a.tenantId, a.emailHash, a.userId)
+      : none(null),
+    accountHistory(ctx, a, now),
+  )
   const input: EngineInput = {
     config: p.config,
     lists: p.lists,
@@ -111,10 +111,14 @@ function* scoreAndRecord(
     decidedBy: { configVersion: p.configVersion, rulesVersion: RULES_VERSION, input: recordInput(input) },
     asnBad: countsAsBadForAsn(result, p.config.thresholds.block),
   }
-  yield* ctx.store.events.insert(event)
-  yield* ctx.store.devices.insertObservation(event)
+  // And so do its writes (each to tables of its own): a second batch.
+  const [, , queued] = yield* together(
+    ctx.store.events.insert(event),
+    ctx.store.devices.insertObservation(event),
+    emitDecision(ctx, event),
+    dev ? dev.write : none(),
+  )
   counters.add(event)
-  const queued = yield* emitDecision(ctx, event)
   if (!dev) return { event, prepared: p, queued }
   return { event, prepared: p, device: deviceProfile(p, dev), queued }
 }

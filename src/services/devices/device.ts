@@ -168,11 +168,14 @@ export function linkWithinBatch(ctx: TenantContext, devices: readonly DeviceReso
 export interface DeviceFacts {
   history: DeviceHistory
   rows: DeviceHistoryRows
+  /** Records the event's device links: the caller runs it with the event's other writes. */
+  write: Work<void>
 }
 
 /**
- * Records the device's links and reads its history for one event, inside the writer's unit of work: the
- * counters include this event, and the timeline holds the device's earlier observations. Null for an
+ * Reads the device's history for one event, inside the writer's unit of work: the counters include this
+ * event, and the timeline holds the device's earlier observations. The links that make the counters
+ * include it are written by `write`, which the caller runs before the next event's reads. Null for an
  * event that carried no device.
  */
 export function* deviceHistory(
@@ -183,7 +186,7 @@ export function* deviceHistory(
   if (!carriesDevice(e)) return null
   const { rung, connection } = e.device
   const current = { ms: now, ipHash: e.ipHash, connection }
-  const rows = yield* ctx.store.devices.history(e, now, now - TIMELINE_WINDOW_MS)
+  const { write, ...rows } = yield* ctx.store.devices.history(e, now, now - TIMELINE_WINDOW_MS)
   if (rung === 3) {
     // Rung 3 links nothing: only this event counts.
     const history: DeviceHistory = {
@@ -203,6 +206,7 @@ export function* deviceHistory(
         deviceIps: e.ipHash ? 1 : 0,
         timeline: [],
       },
+      write,
     }
   }
   // Velocity counts scored events: watch-mode beacons take part in session behaviour only.
@@ -229,7 +233,7 @@ export function* deviceHistory(
     current,
     timeline: rows.timeline,
   }
-  return { history, rows }
+  return { history, rows, write }
 }
 
 export interface CollisionMeasurement {

@@ -1,8 +1,8 @@
 import type { ConnectionClass, DevicePoint } from '../../scoring/types.js'
-import { type Db, type Param, q, type Work } from '../engine/db.js'
+import { type Db, none, type Param, q, together, type Work } from '../engine/db.js'
 import { ACCOUNT_COUNT_CAP } from '../events/ip-accounts.js'
 import type { DeviceEvent, ScoredEvent } from '../events/scored-event.js'
-import { COLLISION_QUERY, type LinkKind, linksOf, recordLinks } from './links.js'
+import { COLLISION_QUERY, type LinkKind, linksOf, readLinks } from './links.js'
 
 export interface DeviceHistoryRows {
   /** Distinct accounts on the fingerprint / on fingerprint + network / on the resolved device; each includes the current one. */
@@ -96,13 +96,18 @@ export class DeviceStore {
   constructor(private readonly db: Db) {}
 
   /**
-   * Records the observation's links and returns everything the engine and the device profile need about
-   * the device: its keys' member counts (one insert and one capped count read, whatever the history) and
-   * the resolved device's recent timeline (an index range bounded by `sinceMs` and TIMELINE_LIMIT rows).
-   * At rung 3 the identity links nothing, so only the links are recorded. The resolved device's history
-   * is keyed by the fingerprint at rung 2 and by the token identity otherwise.
+   * Everything the engine and the device profile need about the device, read in one batch: its keys'
+   * member counts with this observation's links included (one capped count read, whatever the history)
+   * and the resolved device's recent timeline (an index range bounded by `sinceMs` and TIMELINE_LIMIT
+   * rows); and `write`, the statements that record the observation's links, which the caller runs with
+   * the event's other writes. At rung 3 the identity links nothing, so only the links are recorded. The
+   * resolved device's history is keyed by the fingerprint at rung 2 and by the token identity otherwise.
    */
-  *history(e: DeviceEvent, createdMs: number, sinceMs: number): Work<DeviceHistoryRows> {
+  *history(
+    e: DeviceEvent,
+    createdMs: number,
+    sinceMs: number,
+  ): Work<DeviceHistoryRows & { write: Work<void> }> {
     const { rung, resolvedId } = e.device
     const fingerprint = e.deviceId
     // Rung 2 is reached only with a fingerprint (and an IP); its history is the fingerprint's.
@@ -112,7 +117,6 @@ export class DeviceStore {
     else if (rung === 1) sql = fingerprint === null ? TIMELINE_BY_TOKEN : TIMELINE_BY_TOKEN_AND_BEACONS
     const params: Param[] = [e.tenantId, byToken ? resolvedId : fingerprint, sinceMs]
     if (fingerprint !== null) params.push(e.tenantId, fingerprint, sinceMs)
-    const timelineRows = sql === null ? [] : yield* q.all<TimelineRow>(sql, params)
     const links = linksOf({
       device_id: e.deviceId,
       token_id: resolvedId,
@@ -132,14 +136,11 @@ export class DeviceStore {
       counted.push({ kind: 'fa', key: e.deviceId }, { kind: 'fi', key: e.deviceId })
       if (e.ipPrefix !== null) counted.push({ kind: 'fna', key: `${e.deviceId}|${e.ipPrefix}` })
     }
-    const c = yield* recordLinks({
-      tenantId: e.tenantId,
-      links,
-      counted,
-      nowMs: createdMs,
-      platform: e.device.platform,
-    })
-    const count = (k: LinkKind) => c.get(k) ?? 0
+    const [timelineRows, c] = yield* together(
+      sql === null ? none<TimelineRow[]>([]) : q.all<TimelineRow>(sql, params),
+      readLinks({ tenantId: e.tenantId, links, counted, nowMs: createdMs, platform: e.device.platform }),
+    )
+    const count = (k: LinkKind) => c.counts.get(k) ?? 0
     return {
       fingerprintAccounts: count('fa'),
       fingerprintNetworkAccounts: count('fna'),
@@ -154,6 +155,7 @@ export class DeviceStore {
         if (Number(r.beacon) === 1) p.beacon = true
         return p
       }),
+      write: c.write,
     }
   }
 
