@@ -65,22 +65,21 @@ export function collisionRiskFor(
  * the visitor's account is a newcomer to that identity (the identity has accounts and this one is not
  * among them: a colleague with the same laptop image, not the same person without a cookie).
  */
-async function mayInherit(
-  ctx: TenantContext,
+function mayInherit(
   issued: string | null,
   knownDevices: number,
   userId: string | null,
-): Promise<boolean> {
+  accounts: { anyAccount: boolean; ownAccount: boolean },
+): boolean {
   if (issued === null || knownDevices >= COLLIDING_TOKENS) return false
   if (userId === null) return true
-  const { own, any } = await ctx.store.devices.identityAccounts(ctx.tenant.id, issued, userId)
-  return own || !any
+  return accounts.ownAccount || !accounts.anyAccount
 }
 
 /**
  * Rung 1 when a valid token of this tenant is replayed; else rung 2 when both a fingerprint and an IP
- * came, resolving to the identity most recently issued to that fingerprint on that network prefix (one
- * indexed read) when `mayInherit` allows, or to a new identity; else rung 3, a new identity that links
+ * came, resolving to the identity most recently issued to that fingerprint on that network prefix (read in
+ * one statement with the fingerprint's token count and the identity's accounts) when `mayInherit` allows, or to a new identity; else rung 3, a new identity that links
  * nothing. A rejected token falls through to the lower rungs. The reported identity is always the one
  * the freshly signed token carries, so replaying that token (rung 1) keeps it, on any network.
  */
@@ -110,13 +109,11 @@ export async function resolveDevice(
   let knownDevices: number | undefined
   if (rung !== 1 && input.fingerprint !== null && network !== null) {
     rung = 2
-    const [issued, tokens] = await Promise.all([
-      ctx.store.devices.issuedOnNetwork(ctx.tenant.id, input.fingerprint, network),
-      ctx.store.devices.tokenIdentities(ctx.tenant.id, input.fingerprint),
-    ])
+    const userId = input.userId ?? null
+    const facts = await ctx.store.devices.networkIdentity(ctx.tenant.id, input.fingerprint, network, userId)
     // A standardised fingerprint collides by construction, whether or not tokens were replayed with it.
-    knownDevices = input.standardized ? Math.max(tokens, COLLIDING_TOKENS) : tokens
-    identity = (await mayInherit(ctx, issued, knownDevices, input.userId ?? null)) ? issued : null
+    knownDevices = input.standardized ? Math.max(facts.tokens, COLLIDING_TOKENS) : facts.tokens
+    identity = mayInherit(facts.issued, knownDevices, userId, facts) ? facts.issued : null
   }
   const resolvedId = identity ?? newDeviceIdentity()
   const platform = null

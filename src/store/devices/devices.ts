@@ -1,6 +1,5 @@
 import type { ConnectionClass, DevicePoint } from '../../scoring/types.js'
 import { type Db, none, type Param, q, together, type Work } from '../engine/db.js'
-import { ACCOUNT_COUNT_CAP } from '../events/ip-accounts.js'
 import type { DeviceEvent, ScoredEvent } from '../events/scored-event.js'
 import { COLLISION_QUERY, type LinkKind, linksOf, readLinks } from './links.js'
 
@@ -52,13 +51,21 @@ const TIMELINE_BY_TOKEN = EVENT_POINTS('token_id')
 const TIMELINE_BY_TOKEN_AND_BEACONS = withBeacons(EVENT_POINTS('token_id'))
 const TIMELINE_BY_FINGERPRINT = withBeacons(EVENT_POINTS('device_id'))
 
-/** The identity most recently issued to a fingerprint on a network prefix: one index probe. */
-const ISSUED_ON_NETWORK = `SELECT token_id FROM device_observations
-  WHERE tenant_id = ? AND device_id = ? AND ip_prefix = ? ORDER BY created_ms DESC, id DESC LIMIT 1`
-
-const FINGERPRINT_TOKENS = `SELECT n FROM device_link_counts WHERE tenant_id = ? AND kind = 'ft' AND key = ?`
-const IDENTITY_ACCOUNTS = `SELECT COUNT(*) AS n, MAX(CASE WHEN member = ? THEN 1 ELSE 0 END) AS own FROM (
-  SELECT member FROM device_links WHERE tenant_id = ? AND kind = 'ta' AND key = ? LIMIT ${ACCOUNT_COUNT_CAP}) AS a`
+/**
+ * What rung 2 decides on, in one statement: the identity most recently issued to a fingerprint on a
+ * network prefix (one index probe), the fingerprint's token identities (its `ft` counter, a primary-key
+ * probe), and whether that identity has any account and the event's account among them (two primary-key
+ * probes of its `ta` links).
+ */
+const NETWORK_IDENTITY = `SELECT i.token_id AS issued,
+    (SELECT n FROM device_link_counts WHERE tenant_id = ? AND kind = 'ft' AND key = ?) AS tokens,
+    CASE WHEN EXISTS (SELECT 1 FROM device_links l WHERE l.tenant_id = ? AND l.kind = 'ta' AND l.key = i.token_id)
+      THEN 1 ELSE 0 END AS any_account,
+    CASE WHEN EXISTS (SELECT 1 FROM device_links l WHERE l.tenant_id = ? AND l.kind = 'ta' AND l.key = i.token_id
+      AND l.member = ?) THEN 1 ELSE 0 END AS own
+  FROM (SELECT 1 AS one) AS d LEFT JOIN (
+    SELECT token_id FROM device_observations WHERE tenant_id = ? AND device_id = ? AND ip_prefix = ?
+     ORDER BY created_ms DESC, id DESC LIMIT 1) AS i ON 1 = 1`
 
 const OBS_COLS =
   'tenant_id, event_id, created_ms, device_id, resolved_id, token_id, rung, user_id, ip_hash, ip_prefix, asn, country, connection_type, platform, verdict'
@@ -187,33 +194,29 @@ export class DeviceStore {
     ])
   }
 
-  /** The identity most recently issued to `fingerprint` on the network `prefix`, if any (rung 2). */
-  async issuedOnNetwork(tenantId: string, fingerprint: string, prefix: string): Promise<string | null> {
-    const r = await this.db.get<{ token_id: string }>(ISSUED_ON_NETWORK, [tenantId, fingerprint, prefix])
-    return r?.token_id ?? null
-  }
-
-  /** Distinct token identities replayed with `fingerprint` (its `ft` counter): one primary-key probe. */
-  async tokenIdentities(tenantId: string, fingerprint: string): Promise<number> {
-    const r = await this.db.get<{ n: number }>(FINGERPRINT_TOKENS, [tenantId, fingerprint])
-    return r ? Number(r.n) : 0
-  }
-
   /**
-   * Whether the token identity `identity` has any account (its `ta` links) and whether `userId` is one
-   * of them: one bounded primary-key range.
+   * Rung 2's facts about a fingerprint on a network prefix: the identity most recently issued to it
+   * there (null if none), the distinct token identities replayed with the fingerprint, and whether that
+   * identity has any account (its `ta` links) and `userId` among them.
    */
-  async identityAccounts(
+  async networkIdentity(
     tenantId: string,
-    identity: string,
-    userId: string,
-  ): Promise<{ any: boolean; own: boolean }> {
-    const r = await this.db.get<{ n: number; own: number | null }>(IDENTITY_ACCOUNTS, [
-      userId,
-      tenantId,
-      identity,
-    ])
-    return { any: Number(r?.n ?? 0) > 0, own: Number(r?.own ?? 0) > 0 }
+    fingerprint: string,
+    prefix: string,
+    userId: string | null,
+  ): Promise<{ issued: string | null; tokens: number; anyAccount: boolean; ownAccount: boolean }> {
+    const r = await this.db.get<{
+      issued: string | null
+      tokens: number | null
+      any_account: number
+      own: number
+    }>(NETWORK_IDENTITY, [tenantId, fingerprint, tenantId, tenantId, userId, tenantId, fingerprint, prefix])
+    return {
+      issued: r?.issued ?? null,
+      tokens: n(r?.tokens),
+      anyAccount: n(r?.any_account) === 1,
+      ownAccount: n(r?.own) === 1,
+    }
   }
 
   /** Observations of a fingerprint or resolved identity of one tenant, newest first. */
