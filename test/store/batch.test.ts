@@ -117,6 +117,20 @@ describe.each<Engine>(['sqlite', 'postgres'])('a batch on %s', (engine) => {
         ),
       )
       expect([added, updated]).toEqual([1, 2])
+      // A write read for its RETURNING rows (the idempotency claim's form), beside a read.
+      const [claimed, skipped, seen] = await store.db.tx(() =>
+        together(
+          q.get<{ ok: number }>(
+            'INSERT INTO bt (k, n) VALUES (?, ?) ON CONFLICT (k) DO NOTHING RETURNING 1 AS ok',
+            ['e', 5],
+          ),
+          q.get<{ ok: number }>('UPDATE bt SET n = 0 WHERE k = ? RETURNING 1 AS ok', ['none']),
+          q.get<{ n: number }>('SELECT n FROM bt WHERE k = ?', ['c']),
+        ),
+      )
+      expect(Number(claimed?.ok)).toBe(1)
+      expect(skipped).toBeUndefined()
+      expect(Number(seen?.n)).toBe(3)
       // A failed part fails the whole batch, and the transaction with it.
       await expect(
         store.db.tx(() =>

@@ -69,18 +69,22 @@ function* accountHistory(
 
 /**
  * Reads the history this event needs, runs the pure engine and records the event, all in the writer's
- * unit of work so the next event (of this batch or of a concurrent request) sees this one.
+ * unit of work so the next event (of this batch or of a concurrent request) sees this one. `first` (the
+ * request's idempotency claim and quota check) runs in the same batches as the reads: it reads and
+ * writes nothing they do, and when it refuses, only reads have been made.
  */
 function* scoreAndRecord(
   ctx: TenantContext,
   counters: GroupCounters,
   p: PreparedEvent,
   now: number,
+  first: Work<void> = none(),
 ): Work<Scored> {
   const a = p.attributes
   const ipKey = velocityKey(a)
   // The event's reads do not depend on each other: one batch (one statement on PostgreSQL).
-  const [ipAccounts, dev, mailboxAccounts, account] = yield* together(
+  const [, ipAccounts, dev, mailboxAccounts, account] = yield* together(
+    first,
     ipKey ? ctx.store.events.ipAccounts(a.tenantId, ipKey, now - VELOCITY_WINDOW_MS, a.userId) : none(null),
     deviceHistory(ctx, a, now),
     a.emailHash && a.userId
@@ -232,8 +236,8 @@ export async function scoreEvent(
   const { scored, out } = await ctx.writer.submit(
     function* (counters, meter) {
       const now = ctx.clock.now()
-      yield* claimAndMeter(ctx, idem, 1, now, meter)
-      const s = yield* scoreAndRecord(ctx, counters, prepared, now)
+      const claim = claimAndMeter(ctx, idem, 1, now, meter)
+      const s = yield* scoreAndRecord(ctx, counters, prepared, now, claim)
       const response = respond(s)
       // The response is recorded with the event: a retry after a crash gets it, never a second event.
       yield* idem.complete(response)
