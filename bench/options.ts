@@ -5,6 +5,8 @@ export interface BenchOptions {
   seconds: number
   /** Also measure the server on PostgreSQL. */
   pg: boolean
+  /** Measure PostgreSQL only: no SQLite block, no reference-data figures (implies pg). */
+  pgOnly: boolean
   /** PostgreSQL server the `--pg` runs use; each run gets its own schema there. */
   pgUrl: string
   /** Measure score throughput again after recording a large history. */
@@ -28,6 +30,8 @@ const USAGE = `usage: npm run bench -- [--seconds N] [--pg] [--history] [--histo
   --pg                  also measure score and batch figures on PostgreSQL
                         (VERDICT_BENCH_PG, default postgres://postgres@127.0.0.1:5432/test; a fresh
                         schema per run, dropped afterwards)
+  --pg-only             only the PostgreSQL block (implies --pg): no SQLite figures and no
+                        reference-data figures, for A/B runs of the PostgreSQL path
   --history             per engine: score throughput on a young database, then again after recording
                         a large population through POST /v1/batch/score
   --history-events N    events recorded by --history (default 1000000)
@@ -58,6 +62,7 @@ export function benchOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       options: {
         seconds: { type: 'string' },
         pg: { type: 'boolean', default: false },
+        'pg-only': { type: 'boolean', default: false },
         history: { type: 'boolean', default: false },
         'history-events': { type: 'string' },
         'history-people': { type: 'string' },
@@ -75,7 +80,8 @@ export function benchOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     }
     return {
       seconds: positiveInt('seconds', values.seconds, 8, 600),
-      pg: values.pg,
+      pg: values.pg || values['pg-only'],
+      pgOnly: values['pg-only'],
       pgUrl: env['VERDICT_BENCH_PG']?.trim() || 'postgres://postgres@127.0.0.1:5432/test',
       history: values.history,
       historyEvents: positiveInt('history-events', values['history-events'], 1_000_000, 20_000_000),

@@ -5,7 +5,7 @@
  * includes the round trip and the backend's work.
  */
 import { Session } from 'node:inspector/promises'
-import type { Db, Op } from '../src/store/engine/db.js'
+import type { BatchOp, Db, Op } from '../src/store/engine/db.js'
 
 export interface StatementRow {
   sql: string
@@ -27,6 +27,20 @@ function label(sql: string): string {
   if (l === undefined) {
     l = sql.replace(/\s+/g, ' ').trim().slice(0, 90)
     labels.set(sql, l)
+  }
+  return l
+}
+
+const batchLabels = new Map<string, string>()
+/** A batch (one statement on PostgreSQL) is named by the tables its parts read or write. */
+function sqlOf(op: Op | BatchOp): string {
+  if (op.kind !== 'batch') return op.sql
+  const key = op.ops.map((o) => o.sql).join('\u0002')
+  let l = batchLabels.get(key)
+  if (l === undefined) {
+    const table = (sql: string) => /\b(?:FROM|INTO|UPDATE)\s+([a-z_]+)/i.exec(sql)?.[1] ?? '?'
+    l = `batch: ${op.ops.map((o) => `${o.kind === 'run' ? 'w' : 'r'} ${table(o.sql)}`).join(', ')}`
+    batchLabels.set(key, l)
   }
   return l
 }
@@ -53,11 +67,11 @@ function timeStatements(db: Db): { take: () => { rows: StatementRow[]; transacti
   }
   const exec = inner.execOp.bind(db)
   inner.execOp = (...args: unknown[]) => {
-    const op = (args.length === 2 ? args[1] : args[0]) as Op
+    const sql = sqlOf((args.length === 2 ? args[1] : args[0]) as Op | BatchOp)
     const t0 = performance.now()
     const out = exec(...args)
-    if (out instanceof Promise) return out.finally(() => add(op.sql, performance.now() - t0))
-    add(op.sql, performance.now() - t0)
+    if (out instanceof Promise) return out.finally(() => add(sql, performance.now() - t0))
+    add(sql, performance.now() - t0)
     return out
   }
   if (inner.commit) {

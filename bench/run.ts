@@ -22,7 +22,7 @@ import { historyClockStart } from './history.js'
 import { type BenchServer, load, row, startBenchServer } from './http.js'
 import { benchIpIntel } from './ip-intel.js'
 import { nodesFigures } from './nodes.js'
-import { benchOptions } from './options.js'
+import { type BenchOptions, benchOptions } from './options.js'
 import { createBenchSchema, redact } from './pg.js'
 import { benchPhoneIntel } from './phone-intel.js'
 import { benchStartup } from './startup.js'
@@ -82,31 +82,25 @@ async function release(count: number): Promise<void> {
   for (const fn of cleanups.splice(-count).reverse()) await fn()
 }
 
-async function main(): Promise<void> {
-  const opts = benchOptions(process.argv.slice(2), process.env)
-  const settings: RunSettings = { ...opts }
-  // Each server's clock starts in the past in history mode (see historyClockStart).
-  const clock = () => (opts.history ? { clockStartMs: historyClockStart(opts.historyEvents) } : {})
-  const outcomes: Outcome[] = []
-  // Made first so a PostgreSQL that cannot be reached fails the run before the long SQLite part.
-  const pg = opts.pg ? await createBenchSchema(opts.pgUrl) : null
-  if (pg) cleanups.push(pg.drop)
-  const nodesPg = opts.nodes ? await createBenchSchema(opts.pgUrl) : null
-  if (nodesPg) cleanups.push(nodesPg.drop)
-
-  const echo = await started(startBenchServer({ kind: 'echo' }))
+/** The reference echo, GET /v1/config and the SQLite block; returns the validated echo's figures. */
+async function sqliteFigures(
+  echo: BenchServer,
+  opts: BenchOptions,
+  settings: RunSettings,
+  clock: { clockStartMs?: number },
+  outcomes: Outcome[],
+): ReturnType<typeof scoreReference> {
   const dir = mkdtempSync(join(tmpdir(), 'verdict-bench-'))
   cleanups.push(async () => rmSync(dir, { recursive: true, force: true }))
   const verdict = await started(
     startBenchServer({
       kind: 'verdict',
       target: { kind: 'sqlite', file: join(dir, 'bench.db') },
-      ...clock(),
+      ...clock,
       scratchDir: dir,
     }),
   )
   const base = `http://127.0.0.1:${verdict.port}`
-  console.log(`verdict benchmark (loopback, autocannon, 50 connections, ${opts.seconds} s per run)\n`)
   const ref = await load({ url: `http://127.0.0.1:${echo.port}/echo`, duration: opts.seconds })
   console.log(row('reference: bare Fastify GET echo', ref))
   const config = await load({
@@ -122,6 +116,30 @@ async function main(): Promise<void> {
   console.log(`${''.padEnd(34)} CPU ${scoreRef.cpuUs} us/event at saturation (50 connections)`)
   outcomes.push(...(await engineFigures(SQLITE, verdict, scoreRef, settings)))
   await release(2)
+  return scoreRef
+}
+
+async function main(): Promise<void> {
+  const opts = benchOptions(process.argv.slice(2), process.env)
+  const settings: RunSettings = { ...opts }
+  // Each server's clock starts in the past in history mode (see historyClockStart).
+  const clock = () => (opts.history ? { clockStartMs: historyClockStart(opts.historyEvents) } : {})
+  const outcomes: Outcome[] = []
+  // Made first so a PostgreSQL that cannot be reached fails the run before the long SQLite part.
+  const pg = opts.pg ? await createBenchSchema(opts.pgUrl) : null
+  if (pg) cleanups.push(pg.drop)
+  const nodesPg = opts.nodes ? await createBenchSchema(opts.pgUrl) : null
+  if (nodesPg) cleanups.push(nodesPg.drop)
+
+  const echo = await started(startBenchServer({ kind: 'echo' }))
+  console.log(`verdict benchmark (loopback, autocannon, 50 connections, ${opts.seconds} s per run)\n`)
+  const scoreRef = opts.pgOnly
+    ? await scoreReference(echo, opts.seconds)
+    : await sqliteFigures(echo, opts, settings, clock(), outcomes)
+  if (opts.pgOnly) {
+    console.log(row('reference: Fastify validated echo', scoreRef))
+    console.log(`${''.padEnd(34)} CPU ${scoreRef.cpuUs} us/event at saturation (50 connections)`)
+  }
 
   if (pg) {
     // The server's connections carry this name, so their backends' CPU counts with the service's.
@@ -167,7 +185,7 @@ async function main(): Promise<void> {
   }
   await release(cleanups.length)
   console.log(`\n${summary(outcomes)}`)
-  await intelFigures()
+  if (!opts.pgOnly) await intelFigures()
 }
 
 try {

@@ -8,7 +8,7 @@ import { OUTSIDE_SIGNAL_CODES } from '../../scoring/reasons.js'
 import { RULES_VERSION, recordInput } from '../../scoring/recorded.js'
 import type { AttributeCounts } from '../../scoring/rules/facts.js'
 import type { AccountHistory, EngineInput, EngineResult } from '../../scoring/types.js'
-import type { Work } from '../../store/engine/db.js'
+import { none, together, type Work } from '../../store/engine/db.js'
 import type { GroupCounters } from '../../store/events/aggregates.js'
 import type { GroupMeter } from '../../store/events/group-meter.js'
 import { type ScoredEvent, velocityKey } from '../../store/events/scored-event.js'
@@ -70,25 +70,30 @@ function* accountHistory(
 
 /**
  * Reads the history this event needs, runs the pure engine and records the event, all in the writer's
- * unit of work so the next event (of this batch or of a concurrent request) sees this one.
+ * unit of work so the next event (of this batch or of a concurrent request) sees this one. `first` (the
+ * request's idempotency claim and quota check) runs in the same batches as the reads: it reads and
+ * writes nothing they do, and when it refuses, only reads have been made.
  */
 function* scoreAndRecord(
   ctx: TenantContext,
   counters: GroupCounters,
   p: PreparedEvent,
   now: number,
+  first: Work<void> = none(),
 ): Work<Scored> {
   const a = p.attributes
   const ipKey = velocityKey(a)
-  const ipAccounts = ipKey
-    ? yield* ctx.store.events.ipAccounts(a.tenantId, ipKey, now - VELOCITY_WINDOW_MS, a.userId)
-    : null
-  const dev = yield* deviceHistory(ctx, a, now)
-  const mailboxAccounts =
+  // The event's reads do not depend on each other: one batch (one statement on PostgreSQL).
+  const [, ipAccounts, dev, mailboxAccounts, account] = yield* together(
+    first,
+    ipKey ? ctx.store.events.ipAccounts(a.tenantId, ipKey, now - VELOCITY_WINDOW_MS, a.userId) : none(null),
+    deviceHistory(ctx, a, now),
     a.emailHash && a.userId
-      ? yield* ctx.store.events.mailboxAccounts(a.tenantId, a.emailHash, a.userId)
-      : null
-  const account = yield* accountHistory(ctx, a, now)
+      ? ctx.store.events.mailboxAccounts(a.tenantId, a.emailHash, a.userId)
+      : none(null),
+    accountHistory(ctx, a, now),
+  )
+  // Counted attributes (a tenant declares at most 5) are read after, one statement each.
   const counts: Record<string, AttributeCounts> = {}
   for (const c of p.counted)
     counts[c.key] = yield* ctx.store.attributeCounts.read(a.tenantId, c.key, c.valueHash, a.userId, now)
@@ -121,12 +126,16 @@ function* scoreAndRecord(
     decidedBy: { configVersion: p.configVersion, rulesVersion: RULES_VERSION, input: recordInput(input) },
     asnBad: countsAsBadForAsn(result, p.config.thresholds.block),
   }
-  yield* ctx.store.events.insert(event)
-  yield* ctx.store.devices.insertObservation(event)
+  // And so do its writes (each to tables of its own): a second batch.
+  const [, , queued] = yield* together(
+    ctx.store.events.insert(event),
+    ctx.store.devices.insertObservation(event),
+    emitDecision(ctx, event),
+    dev ? dev.write : none(),
+  )
   for (const c of p.counted)
     yield* ctx.store.attributeCounts.record(a.tenantId, c.key, c.valueHash, a.userId, now)
   counters.add(event)
-  const queued = yield* emitDecision(ctx, event)
   if (!dev) return { event, prepared: p, queued }
   return { event, prepared: p, device: deviceProfile(p, dev), queued }
 }
@@ -240,8 +249,8 @@ export async function scoreEvent(
   const { scored, out } = await ctx.writer.submit(
     function* (counters, meter) {
       const now = ctx.clock.now()
-      yield* claimAndMeter(ctx, idem, 1, now, meter)
-      const s = yield* scoreAndRecord(ctx, counters, prepared, now)
+      const claim = claimAndMeter(ctx, idem, 1, now, meter)
+      const s = yield* scoreAndRecord(ctx, counters, prepared, now, claim)
       const response = respond(s)
       // The response is recorded with the event: a retry after a crash gets it, never a second event.
       yield* idem.complete(response)

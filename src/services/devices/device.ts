@@ -65,22 +65,21 @@ export function collisionRiskFor(
  * the visitor's account is a newcomer to that identity (the identity has accounts and this one is not
  * among them: a colleague with the same laptop image, not the same person without a cookie).
  */
-async function mayInherit(
-  ctx: TenantContext,
+function mayInherit(
   issued: string | null,
   knownDevices: number,
   userId: string | null,
-): Promise<boolean> {
+  accounts: { anyAccount: boolean; ownAccount: boolean },
+): boolean {
   if (issued === null || knownDevices >= COLLIDING_TOKENS) return false
   if (userId === null) return true
-  const { own, any } = await ctx.store.devices.identityAccounts(ctx.tenant.id, issued, userId)
-  return own || !any
+  return accounts.ownAccount || !accounts.anyAccount
 }
 
 /**
  * Rung 1 when a valid token of this tenant is replayed; else rung 2 when both a fingerprint and an IP
- * came, resolving to the identity most recently issued to that fingerprint on that network prefix (one
- * indexed read) when `mayInherit` allows, or to a new identity; else rung 3, a new identity that links
+ * came, resolving to the identity most recently issued to that fingerprint on that network prefix (read in
+ * one statement with the fingerprint's token count and the identity's accounts) when `mayInherit` allows, or to a new identity; else rung 3, a new identity that links
  * nothing. A rejected token falls through to the lower rungs. The reported identity is always the one
  * the freshly signed token carries, so replaying that token (rung 1) keeps it, on any network.
  */
@@ -110,13 +109,11 @@ export async function resolveDevice(
   let knownDevices: number | undefined
   if (rung !== 1 && input.fingerprint !== null && network !== null) {
     rung = 2
-    const [issued, tokens] = await Promise.all([
-      ctx.store.devices.issuedOnNetwork(ctx.tenant.id, input.fingerprint, network),
-      ctx.store.devices.tokenIdentities(ctx.tenant.id, input.fingerprint),
-    ])
+    const userId = input.userId ?? null
+    const facts = await ctx.store.devices.networkIdentity(ctx.tenant.id, input.fingerprint, network, userId)
     // A standardised fingerprint collides by construction, whether or not tokens were replayed with it.
-    knownDevices = input.standardized ? Math.max(tokens, COLLIDING_TOKENS) : tokens
-    identity = (await mayInherit(ctx, issued, knownDevices, input.userId ?? null)) ? issued : null
+    knownDevices = input.standardized ? Math.max(facts.tokens, COLLIDING_TOKENS) : facts.tokens
+    identity = mayInherit(facts.issued, knownDevices, userId, facts) ? facts.issued : null
   }
   const resolvedId = identity ?? newDeviceIdentity()
   const platform = null
@@ -168,11 +165,14 @@ export function linkWithinBatch(ctx: TenantContext, devices: readonly DeviceReso
 export interface DeviceFacts {
   history: DeviceHistory
   rows: DeviceHistoryRows
+  /** Records the event's device links: the caller runs it with the event's other writes. */
+  write: Work<void>
 }
 
 /**
- * Records the device's links and reads its history for one event, inside the writer's unit of work: the
- * counters include this event, and the timeline holds the device's earlier observations. Null for an
+ * Reads the device's history for one event, inside the writer's unit of work: the counters include this
+ * event, and the timeline holds the device's earlier observations. The links that make the counters
+ * include it are written by `write`, which the caller runs before the next event's reads. Null for an
  * event that carried no device.
  */
 export function* deviceHistory(
@@ -183,7 +183,7 @@ export function* deviceHistory(
   if (!carriesDevice(e)) return null
   const { rung, connection } = e.device
   const current = { ms: now, ipHash: e.ipHash, connection }
-  const rows = yield* ctx.store.devices.history(e, now, now - TIMELINE_WINDOW_MS)
+  const { write, ...rows } = yield* ctx.store.devices.history(e, now, now - TIMELINE_WINDOW_MS)
   if (rung === 3) {
     // Rung 3 links nothing: only this event counts.
     const history: DeviceHistory = {
@@ -203,6 +203,7 @@ export function* deviceHistory(
         deviceIps: e.ipHash ? 1 : 0,
         timeline: [],
       },
+      write,
     }
   }
   // Velocity counts scored events: watch-mode beacons take part in session behaviour only.
@@ -229,7 +230,7 @@ export function* deviceHistory(
     current,
     timeline: rows.timeline,
   }
-  return { history, rows }
+  return { history, rows, write }
 }
 
 export interface CollisionMeasurement {

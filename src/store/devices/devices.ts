@@ -1,8 +1,7 @@
 import type { ConnectionClass, DevicePoint } from '../../scoring/types.js'
-import { type Db, type Param, q, type Work } from '../engine/db.js'
-import { ACCOUNT_COUNT_CAP } from '../events/ip-accounts.js'
+import { type Db, none, type Param, q, together, type Work } from '../engine/db.js'
 import type { DeviceEvent, ScoredEvent } from '../events/scored-event.js'
-import { COLLISION_QUERY, type LinkKind, linksOf, recordLinks } from './links.js'
+import { COLLISION_QUERY, type LinkKind, linksOf, readLinks } from './links.js'
 
 export interface DeviceHistoryRows {
   /** Distinct accounts on the fingerprint / on fingerprint + network / on the resolved device; each includes the current one. */
@@ -52,13 +51,21 @@ const TIMELINE_BY_TOKEN = EVENT_POINTS('token_id')
 const TIMELINE_BY_TOKEN_AND_BEACONS = withBeacons(EVENT_POINTS('token_id'))
 const TIMELINE_BY_FINGERPRINT = withBeacons(EVENT_POINTS('device_id'))
 
-/** The identity most recently issued to a fingerprint on a network prefix: one index probe. */
-const ISSUED_ON_NETWORK = `SELECT token_id FROM device_observations
-  WHERE tenant_id = ? AND device_id = ? AND ip_prefix = ? ORDER BY created_ms DESC, id DESC LIMIT 1`
-
-const FINGERPRINT_TOKENS = `SELECT n FROM device_link_counts WHERE tenant_id = ? AND kind = 'ft' AND key = ?`
-const IDENTITY_ACCOUNTS = `SELECT COUNT(*) AS n, MAX(CASE WHEN member = ? THEN 1 ELSE 0 END) AS own FROM (
-  SELECT member FROM device_links WHERE tenant_id = ? AND kind = 'ta' AND key = ? LIMIT ${ACCOUNT_COUNT_CAP}) AS a`
+/**
+ * What rung 2 decides on, in one statement: the identity most recently issued to a fingerprint on a
+ * network prefix (one index probe), the fingerprint's token identities (its `ft` counter, a primary-key
+ * probe), and whether that identity has any account and the event's account among them (two primary-key
+ * probes of its `ta` links).
+ */
+const NETWORK_IDENTITY = `SELECT i.token_id AS issued,
+    (SELECT n FROM device_link_counts WHERE tenant_id = ? AND kind = 'ft' AND key = ?) AS tokens,
+    CASE WHEN EXISTS (SELECT 1 FROM device_links l WHERE l.tenant_id = ? AND l.kind = 'ta' AND l.key = i.token_id)
+      THEN 1 ELSE 0 END AS any_account,
+    CASE WHEN EXISTS (SELECT 1 FROM device_links l WHERE l.tenant_id = ? AND l.kind = 'ta' AND l.key = i.token_id
+      AND l.member = ?) THEN 1 ELSE 0 END AS own
+  FROM (SELECT 1 AS one) AS d LEFT JOIN (
+    SELECT token_id FROM device_observations WHERE tenant_id = ? AND device_id = ? AND ip_prefix = ?
+     ORDER BY created_ms DESC, id DESC LIMIT 1) AS i ON 1 = 1`
 
 /**
  * The observations whose resolved identity is the parameter (given twice), with the columns asked for,
@@ -118,13 +125,18 @@ export class DeviceStore {
   constructor(private readonly db: Db) {}
 
   /**
-   * Records the observation's links and returns everything the engine and the device profile need about
-   * the device: its keys' member counts (one insert and one capped count read, whatever the history) and
-   * the resolved device's recent timeline (an index range bounded by `sinceMs` and TIMELINE_LIMIT rows).
-   * At rung 3 the identity links nothing, so only the links are recorded. The resolved device's history
-   * is keyed by the fingerprint at rung 2 and by the token identity otherwise.
+   * Everything the engine and the device profile need about the device, read in one batch: its keys'
+   * member counts with this observation's links included (one capped count read, whatever the history)
+   * and the resolved device's recent timeline (an index range bounded by `sinceMs` and TIMELINE_LIMIT
+   * rows); and `write`, the statements that record the observation's links, which the caller runs with
+   * the event's other writes. At rung 3 the identity links nothing, so only the links are recorded. The
+   * resolved device's history is keyed by the fingerprint at rung 2 and by the token identity otherwise.
    */
-  *history(e: DeviceEvent, createdMs: number, sinceMs: number): Work<DeviceHistoryRows> {
+  *history(
+    e: DeviceEvent,
+    createdMs: number,
+    sinceMs: number,
+  ): Work<DeviceHistoryRows & { write: Work<void> }> {
     const { rung, resolvedId } = e.device
     const fingerprint = e.deviceId
     // Rung 2 is reached only with a fingerprint (and an IP); its history is the fingerprint's.
@@ -134,7 +146,6 @@ export class DeviceStore {
     else if (rung === 1) sql = fingerprint === null ? TIMELINE_BY_TOKEN : TIMELINE_BY_TOKEN_AND_BEACONS
     const params: Param[] = [e.tenantId, byToken ? resolvedId : fingerprint, sinceMs]
     if (fingerprint !== null) params.push(e.tenantId, fingerprint, sinceMs)
-    const timelineRows = sql === null ? [] : yield* q.all<TimelineRow>(sql, params)
     const links = linksOf({
       device_id: e.deviceId,
       token_id: resolvedId,
@@ -154,14 +165,11 @@ export class DeviceStore {
       counted.push({ kind: 'fa', key: e.deviceId }, { kind: 'fi', key: e.deviceId })
       if (e.ipPrefix !== null) counted.push({ kind: 'fna', key: `${e.deviceId}|${e.ipPrefix}` })
     }
-    const c = yield* recordLinks({
-      tenantId: e.tenantId,
-      links,
-      counted,
-      nowMs: createdMs,
-      platform: e.device.platform,
-    })
-    const count = (k: LinkKind) => c.get(k) ?? 0
+    const [timelineRows, c] = yield* together(
+      sql === null ? none<TimelineRow[]>([]) : q.all<TimelineRow>(sql, params),
+      readLinks({ tenantId: e.tenantId, links, counted, nowMs: createdMs, platform: e.device.platform }),
+    )
+    const count = (k: LinkKind) => c.counts.get(k) ?? 0
     return {
       fingerprintAccounts: count('fa'),
       fingerprintNetworkAccounts: count('fna'),
@@ -176,6 +184,7 @@ export class DeviceStore {
         if (Number(r.beacon) === 1) p.beacon = true
         return p
       }),
+      write: c.write,
     }
   }
 
@@ -207,33 +216,29 @@ export class DeviceStore {
     ])
   }
 
-  /** The identity most recently issued to `fingerprint` on the network `prefix`, if any (rung 2). */
-  async issuedOnNetwork(tenantId: string, fingerprint: string, prefix: string): Promise<string | null> {
-    const r = await this.db.get<{ token_id: string }>(ISSUED_ON_NETWORK, [tenantId, fingerprint, prefix])
-    return r?.token_id ?? null
-  }
-
-  /** Distinct token identities replayed with `fingerprint` (its `ft` counter): one primary-key probe. */
-  async tokenIdentities(tenantId: string, fingerprint: string): Promise<number> {
-    const r = await this.db.get<{ n: number }>(FINGERPRINT_TOKENS, [tenantId, fingerprint])
-    return r ? Number(r.n) : 0
-  }
-
   /**
-   * Whether the token identity `identity` has any account (its `ta` links) and whether `userId` is one
-   * of them: one bounded primary-key range.
+   * Rung 2's facts about a fingerprint on a network prefix: the identity most recently issued to it
+   * there (null if none), the distinct token identities replayed with the fingerprint, and whether that
+   * identity has any account (its `ta` links) and `userId` among them.
    */
-  async identityAccounts(
+  async networkIdentity(
     tenantId: string,
-    identity: string,
-    userId: string,
-  ): Promise<{ any: boolean; own: boolean }> {
-    const r = await this.db.get<{ n: number; own: number | null }>(IDENTITY_ACCOUNTS, [
-      userId,
-      tenantId,
-      identity,
-    ])
-    return { any: Number(r?.n ?? 0) > 0, own: Number(r?.own ?? 0) > 0 }
+    fingerprint: string,
+    prefix: string,
+    userId: string | null,
+  ): Promise<{ issued: string | null; tokens: number; anyAccount: boolean; ownAccount: boolean }> {
+    const r = await this.db.get<{
+      issued: string | null
+      tokens: number | null
+      any_account: number
+      own: number
+    }>(NETWORK_IDENTITY, [tenantId, fingerprint, tenantId, tenantId, userId, tenantId, fingerprint, prefix])
+    return {
+      issued: r?.issued ?? null,
+      tokens: n(r?.tokens),
+      anyAccount: n(r?.any_account) === 1,
+      ownAccount: n(r?.own) === 1,
+    }
   }
 
   /** Observations of a fingerprint or resolved identity of one tenant, newest first. */

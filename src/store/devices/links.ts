@@ -1,4 +1,4 @@
-import { type Param, q, type Work } from '../engine/db.js'
+import { none, type Param, q, together, type Work } from '../engine/db.js'
 import { ACCOUNT_COUNT_CAP } from '../events/ip-accounts.js'
 
 /**
@@ -38,18 +38,20 @@ function insertSql(rows: number): string {
   return s
 }
 
-/** Inserts one fingerprint → token link if it is new (the statement's change count says whether it was). */
-const FT_INSERT = `INSERT INTO device_links (tenant_id, kind, key, member, last_ms) VALUES (?, 'ft', ?, ?, ?)
-  ON CONFLICT DO NOTHING`
+/** Whether the fingerprint → token link exists already (a primary-key probe). */
+const FT_EXISTS = `SELECT 1 AS x FROM device_links WHERE tenant_id = ? AND kind = 'ft' AND key = ? AND member = ?`
 
-/** One statement: per link kind, its key's distinct members, each a primary-key range capped at the cap. */
+/**
+ * One statement: per counted key, its distinct members (a primary-key range capped at the cap) and
+ * whether the member this event brings is among them.
+ */
 function countSql(rows: number): string {
   let s = linkCount.get(rows)
   if (!s) {
     s = Array.from(
       { length: rows },
       (_, i) =>
-        `SELECT ${i} AS i, COUNT(*) AS n FROM (SELECT 1 AS x FROM device_links WHERE tenant_id = ? AND kind = ? AND key = ? LIMIT ${ACCOUNT_COUNT_CAP}) AS l${i}`,
+        `SELECT ${i} AS i, COUNT(*) AS n, MAX(CASE WHEN member = ? THEN 1 ELSE 0 END) AS seen FROM (SELECT member FROM device_links WHERE tenant_id = ? AND kind = ? AND key = ? LIMIT ${ACCOUNT_COUNT_CAP}) AS l${i}`,
     ).join(' UNION ALL ')
     linkCount.set(rows, s)
   }
@@ -60,40 +62,66 @@ const FT_UPSERT = `INSERT INTO device_link_counts (tenant_id, kind, key, n, last
   ON CONFLICT (tenant_id, kind, key) DO UPDATE SET n = device_link_counts.n + excluded.n,
     last_ms = excluded.last_ms, platform = COALESCE(excluded.platform, device_link_counts.platform)`
 
+export interface LinkCounts {
+  /** For each counted key, its distinct members once this observation's links are in, up to the cap. */
+  counts: Map<LinkKind, number>
+  /** Writes the observation's links (run it in the same transaction, before the next observation). */
+  write: Work<void>
+}
+
 /**
- * Records the links of one observation (at most one per kind) and returns, for each counted key, how
- * many distinct members it has now, this event's included, up to ACCOUNT_COUNT_CAP. Two statements whatever the history:
- * an insert that ignores known links, and one read of bounded primary-key ranges. Fingerprint → token
- * links (rung 1 only) also keep a counter, which the collision job reads.
+ * The links of one observation (at most one per kind): reads, for each counted key, how many distinct
+ * members it will have with this event's included (up to ACCOUNT_COUNT_CAP), and returns the writes
+ * that record them. The read is made before the write and counts this event's member when the key does
+ * not have it yet, so it can go out together with the event's other reads, and the write with its other
+ * writes (two statements whatever the history, both batched on PostgreSQL). Fingerprint → token links
+ * (rung 1 only) also keep a counter, which the collision job reads: it grows when that link is new.
  */
-export function* recordLinks(r: {
+export function* readLinks(r: {
   tenantId: string
   links: readonly Link[]
   counted: readonly { kind: LinkKind; key: string }[]
   nowMs: number
   platform: string | null
-}): Work<Map<LinkKind, number>> {
+}): Work<LinkCounts> {
   const { tenantId, links, counted, nowMs, platform } = r
   const counts = new Map<LinkKind, number>()
   const ft = links.find((l) => l.kind === 'ft')
-  // Inserted on its own first so its counter learns whether the fingerprint gained a token identity;
-  // the insert of all links below then only refreshes its last_ms when that is due.
-  const added = ft ? yield* q.run(FT_INSERT, [tenantId, ft.key, ft.member, nowMs]) : 0
-  if (links.length) {
-    const params: Param[] = []
-    for (const l of links) params.push(tenantId, l.kind, l.key, l.member, nowMs)
-    yield* q.run(insertSql(links.length), params)
-  }
-  if (ft) yield* q.run(FT_UPSERT, [tenantId, ft.key, added, nowMs, platform])
-  // The device's keys are counted whether or not this event adds a member to them (an event without a
-  // user still reports how many accounts the device has).
-  if (counted.length === 0) return counts
+  const member = (kind: LinkKind) => links.find((l) => l.kind === kind)?.member ?? null
   const p: Param[] = []
-  for (const c of counted) p.push(tenantId, c.kind, c.key)
-  for (const r of yield* q.all<{ i: number; n: number }>(countSql(counted.length), p)) {
-    counts.set(counted[Number(r.i)]!.kind, Number(r.n))
+  for (const c of counted) p.push(member(c.kind), tenantId, c.kind, c.key)
+  const [known, rows] = yield* together(
+    ft ? q.get(FT_EXISTS, [tenantId, ft.key, ft.member]) : none(),
+    // The device's keys are counted whether or not this event adds a member to them (an event without a
+    // user still reports how many accounts the device has).
+    counted.length
+      ? q.all<{ i: number; n: number; seen: number | null }>(countSql(counted.length), p)
+      : none([]),
+  )
+  for (const row of rows ?? []) {
+    const c = counted[Number(row.i)]!
+    const n = Number(row.n)
+    // Below the cap the range held every member, so `seen` is exact; at the cap the count stays there.
+    const adds = n < ACCOUNT_COUNT_CAP && member(c.kind) !== null && Number(row.seen ?? 0) !== 1
+    counts.set(c.kind, Math.min(ACCOUNT_COUNT_CAP, adds ? n + 1 : n))
   }
-  return counts
+  return { counts, write: writeLinks(tenantId, links, ft && !known ? 1 : 0, ft, nowMs, platform) }
+}
+
+function* writeLinks(
+  tenantId: string,
+  links: readonly Link[],
+  added: number,
+  ft: Link | undefined,
+  nowMs: number,
+  platform: string | null,
+): Work<void> {
+  const params: Param[] = []
+  for (const l of links) params.push(tenantId, l.kind, l.key, l.member, nowMs)
+  yield* together(
+    links.length ? q.run(insertSql(links.length), params) : none(0),
+    ft ? q.run(FT_UPSERT, [tenantId, ft.key, added, nowMs, platform]) : none(0),
+  )
 }
 
 /** Fingerprints seen with a valid token since `sinceMs`, and how many carried 2+ token identities, per platform. */

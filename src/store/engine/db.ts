@@ -13,11 +13,70 @@ export interface Op {
 }
 
 /**
+ * Statements that do not depend on each other, answered together (an array of their results, in order):
+ * PostgreSQL sends them as one statement (one round trip, see store/engine/pg-batch.ts), SQLite runs
+ * them one after another. None may read what another writes, and each table is written by one at most.
+ */
+export interface BatchOp {
+  kind: 'batch'
+  ops: readonly Op[]
+}
+
+/**
  * A unit of work: a generator that yields statements and receives their results. It cannot await
  * anything else, so SQLite runs it synchronously from BEGIN to COMMIT (no other request's statement can
  * slip into the transaction, by construction) while PostgreSQL sends each statement on one connection.
  */
-export type Work<T> = Generator<Op, T, unknown>
+export type Work<T> = Generator<Op | BatchOp, T, unknown>
+
+/** A part of `together` with nothing to do: returns `value` without a statement. */
+// biome-ignore lint/correctness/useYield: an empty part of a batch makes no statement
+export function* none<T = undefined>(value?: T): Work<T> {
+  return value as T
+}
+
+type Results<T extends readonly unknown[]> = { [K in keyof T]: Work<T[K]> }
+
+/**
+ * Runs independent units of work side by side: at each step, the next statement of every unfinished
+ * one goes out in one batch (BatchOp). The parts must not read what another part writes (each would
+ * see the other's writes on SQLite and not on PostgreSQL), nor write the same table, and they must not
+ * catch a failed statement: a failure fails the whole batch and leaves `together` at once.
+ */
+export function* together<T extends readonly unknown[]>(...works: Results<T>): Work<T> {
+  const values: unknown[] = new Array(works.length)
+  const steps = works.map((w) => w.next())
+  for (;;) {
+    const open: number[] = []
+    steps.forEach((step, i) => {
+      if (step.done) values[i] = step.value
+      else open.push(i)
+    })
+    if (open.length === 0) return values as unknown as T
+    if (open.length === 1) {
+      // Nothing to batch with: the remaining part runs on its own.
+      const i = open[0]!
+      const step = steps[i]! as IteratorYieldResult<Op | BatchOp>
+      steps[i] = works[i]!.next(yield step.value)
+      continue
+    }
+    // A part may itself yield a batch (a nested `together`): its statements are spliced in.
+    const ops: Op[] = []
+    const spans: [number, number, boolean][] = []
+    for (const i of open) {
+      const op = (steps[i] as IteratorYieldResult<Op | BatchOp>).value
+      const from = ops.length
+      if (op.kind === 'batch') ops.push(...op.ops)
+      else ops.push(op)
+      spans.push([from, ops.length, op.kind === 'batch'])
+    }
+    const results = (yield { kind: 'batch', ops }) as unknown[]
+    open.forEach((i, k) => {
+      const [from, to, nested] = spans[k]!
+      steps[i] = works[i]!.next(nested ? results.slice(from, to) : results[from])
+    })
+  }
+}
 
 /** The statements a unit of work yields: `const rows = yield* q.all<Row>('SELECT …', [a])`. */
 export const q = {
@@ -77,7 +136,7 @@ export interface Db {
 }
 
 /** Drives a unit of work with a synchronous executor; a failed statement is thrown into the work. */
-export function runSync<T>(work: Work<T>, exec: (op: Op) => unknown): T {
+export function runSync<T>(work: Work<T>, exec: (op: Op | BatchOp) => unknown): T {
   let next = work.next()
   while (!next.done) {
     let value: unknown
@@ -93,7 +152,7 @@ export function runSync<T>(work: Work<T>, exec: (op: Op) => unknown): T {
 }
 
 /** Drives a unit of work with an asynchronous executor (one statement at a time, in order). */
-export async function runAsync<T>(work: Work<T>, exec: (op: Op) => Promise<unknown>): Promise<T> {
+export async function runAsync<T>(work: Work<T>, exec: (op: Op | BatchOp) => Promise<unknown>): Promise<T> {
   let next = work.next()
   while (!next.done) {
     let value: unknown

@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto'
 import pg from 'pg'
-import { type Db, type DbStats, type Op, type Param, runAsync, StorageUnavailable, type Work } from './db.js'
+import {
+  type BatchOp,
+  type Db,
+  type DbStats,
+  type Op,
+  type Param,
+  runAsync,
+  StorageUnavailable,
+  type Work,
+} from './db.js'
+import { composeBatch, decodeBatch } from './pg-batch.js'
 
 // COUNT(*) and BIGINT columns (millisecond times) fit in a double; read them as numbers.
 pg.types.setTypeParser(20, (v) => Number(v))
@@ -96,7 +106,13 @@ export class PostgresDb implements Db {
     return p
   }
 
-  private async execOp(client: pg.Pool | pg.PoolClient, op: Op): Promise<unknown> {
+  private async execOp(client: pg.Pool | pg.PoolClient, op: Op | BatchOp): Promise<unknown> {
+    if (op.kind === 'batch') {
+      // One statement, one round trip for the whole batch (store/engine/pg-batch.ts).
+      const b = composeBatch(op.ops)
+      const r = await client.query({ ...this.q(b.sql), values: b.params })
+      return decodeBatch(op.ops, r.rows[0])
+    }
     const r = await client.query({ ...this.q(op.sql), values: op.params as Param[] })
     if (op.kind === 'all') return r.rows
     if (op.kind === 'get') return r.rows[0]

@@ -2,7 +2,16 @@ import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { createPrivateFile, makePrivateDir } from '../../util/private-files.js'
 import { Checkpointer } from './checkpointer.js'
-import { type Db, type DbStats, type Op, type Param, runSync, StorageUnavailable, type Work } from './db.js'
+import {
+  type BatchOp,
+  type Db,
+  type DbStats,
+  type Op,
+  type Param,
+  runSync,
+  StorageUnavailable,
+  type Work,
+} from './db.js'
 
 type Statement = Database.Statement<unknown[], unknown>
 
@@ -118,6 +127,10 @@ export class SqliteDb implements Db {
     return s.run(...op.params).changes
   }
 
+  /** A batch runs its statements one after another (they are independent by contract). */
+  private readonly execStep = (op: Op | BatchOp): unknown =>
+    op.kind === 'batch' ? op.ops.map((o) => this.execOp(o)) : this.execOp(op)
+
   private direct<T>(op: Op): T {
     try {
       return this.execOp(op) as T
@@ -161,7 +174,7 @@ export class SqliteDb implements Db {
   tx<T>(work: () => Work<T>): Promise<T> {
     return this.whileLocked(this.busyBudgetMs, () => {
       try {
-        const result = runSync(work(), this.execOp)
+        const result = runSync(work(), this.execStep)
         this.commit.run()
         this.checkpointer ??= this.useCheckpointer ? new Checkpointer(this.file) : null
         return result

@@ -1,4 +1,4 @@
-import { type Db, type Param, q, type Work } from '../engine/db.js'
+import { type Db, none, type Param, q, together, type Work } from '../engine/db.js'
 import { HOUR_MS } from './aggregates.js'
 import { ACCOUNT_COUNT_CAP, countIpAccounts, recordIpAccount, trimIpAccounts } from './ip-accounts.js'
 
@@ -100,36 +100,40 @@ export class EventStore {
   *insert(s: ScoredEvent): Work<void> {
     const a = s.attributes
     const r = s.result
-    yield* q.run(INSERT_EVENT, [
-      s.id,
-      a.tenantId,
-      s.createdMs,
-      a.event,
-      a.userId,
-      a.deviceId,
-      a.device?.resolvedId ?? null,
-      a.emailHash,
-      a.emailDomain,
-      a.ipHash,
-      a.ipPrefix,
-      a.asn,
-      a.ipCountry,
-      a.phoneHash,
-      a.phoneCountry,
-      r.score,
-      r.verdict,
-      JSON.stringify(r.reasons),
-      JSON.stringify(r.checks),
-      s.asnBad ? 1 : 0,
-      s.decidedBy.configVersion,
-      s.decidedBy.rulesVersion,
-      JSON.stringify(s.decidedBy.input),
-      // The tenant's shadow rules that held: evidence for promoting them, never part of the decision.
-      r.shadow ? JSON.stringify(r.shadow) : null,
-      a.ipBlockHash,
-    ])
     const ipKey = velocityKey(a)
-    if (ipKey !== null && a.userId !== null) yield* recordIpAccount(a.tenantId, ipKey, a.userId, s.createdMs)
+    yield* together(
+      q.run(INSERT_EVENT, [
+        s.id,
+        a.tenantId,
+        s.createdMs,
+        a.event,
+        a.userId,
+        a.deviceId,
+        a.device?.resolvedId ?? null,
+        a.emailHash,
+        a.emailDomain,
+        a.ipHash,
+        a.ipPrefix,
+        a.asn,
+        a.ipCountry,
+        a.phoneHash,
+        a.phoneCountry,
+        r.score,
+        r.verdict,
+        JSON.stringify(r.reasons),
+        JSON.stringify(r.checks),
+        s.asnBad ? 1 : 0,
+        s.decidedBy.configVersion,
+        s.decidedBy.rulesVersion,
+        JSON.stringify(s.decidedBy.input),
+        // The tenant's shadow rules that held: evidence for promoting them, never part of the decision.
+        r.shadow ? JSON.stringify(r.shadow) : null,
+        a.ipBlockHash,
+      ]),
+      ipKey !== null && a.userId !== null
+        ? recordIpAccount(a.tenantId, ipKey, a.userId, s.createdMs)
+        : none(),
+    )
   }
 
   /** Marks a labelled event bad for its ASN's rate; returns the event's ASN and time when it was not already. */

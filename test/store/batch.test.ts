@@ -1,0 +1,146 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { type BatchOp, none, type Op, q, together, type Work } from '../../src/store/engine/db.js'
+import { composeBatch } from '../../src/store/engine/pg-batch.js'
+import type { Store } from '../../src/store/index.js'
+import { type Engine, openTestStore } from '../helpers/build.js'
+import { pgAvailable } from '../helpers/pg.js'
+
+const hasPg = await pgAvailable()
+
+/** Drives a unit of work by hand, recording what it yields and answering from `answer`. */
+function drive<T>(
+  work: Work<T>,
+  answer: (op: Op | BatchOp) => unknown,
+): { yielded: (Op | BatchOp)[]; value: T } {
+  const yielded: (Op | BatchOp)[] = []
+  let step = work.next()
+  while (!step.done) {
+    yielded.push(step.value)
+    step = work.next(answer(step.value))
+  }
+  return { yielded, value: step.value }
+}
+
+describe('together', () => {
+  it('sends the next statement of every unfinished part in one batch, and hands each its own result', () => {
+    function* two(a: string, b: string): Work<string> {
+      const x = (yield* q.get<string>(a)) as string
+      const y = (yield* q.get<string>(b)) as string
+      return `${x}${y}`
+    }
+    const { yielded, value } = drive(
+      together(
+        two('a1', 'a2'),
+        q.get<string>('b1'),
+        none(7),
+        together(q.get<string>('c1'), q.get<string>('d1')),
+      ),
+      (op) => (op.kind === 'batch' ? op.ops.map((o) => o.sql.toUpperCase()) : op.sql.toUpperCase()),
+    )
+    expect(yielded).toEqual([
+      {
+        kind: 'batch',
+        ops: [
+          { kind: 'get', sql: 'a1', params: [] },
+          { kind: 'get', sql: 'b1', params: [] },
+          { kind: 'get', sql: 'c1', params: [] },
+          { kind: 'get', sql: 'd1', params: [] },
+        ],
+      },
+      // Only one part is left: its statement goes out on its own.
+      { kind: 'get', sql: 'a2', params: [] },
+    ])
+    expect(value).toEqual(['A1A2', 'B1', 7, ['C1', 'D1']])
+  })
+
+  it('yields nothing when every part is empty', () => {
+    expect(drive(together(none(1), none('x')), () => undefined)).toEqual({ yielded: [], value: [1, 'x'] })
+  })
+})
+
+describe('composeBatch (PostgreSQL)', () => {
+  it('puts the writes first, in a WITH, and numbers the parameters in the order they appear', () => {
+    const b = composeBatch([
+      { kind: 'get', sql: 'SELECT a FROM t WHERE x = ?', params: [1] },
+      { kind: 'run', sql: 'INSERT INTO u (y) VALUES (?)', params: [2] },
+      { kind: 'all', sql: 'SELECT b FROM v WHERE z = ?', params: [3] },
+    ])
+    expect(b.sql).toBe(
+      "WITH w1 AS (INSERT INTO u (y) VALUES (?) RETURNING 1) SELECT (SELECT COALESCE(json_agg(t), '[]') FROM (SELECT a FROM t WHERE x = ?) AS t) AS r0, (SELECT COUNT(*) FROM w1) AS r1, (SELECT COALESCE(json_agg(t), '[]') FROM (SELECT b FROM v WHERE z = ?) AS t) AS r2",
+    )
+    expect(b.params).toEqual([2, 1, 3])
+  })
+})
+
+describe.each<Engine>(['sqlite', 'postgres'])('a batch on %s', (engine) => {
+  let store: Store
+  let cleanup: () => Promise<void>
+  afterEach(async () => {
+    await cleanup?.()
+  })
+
+  it.skipIf(engine === 'postgres' && !hasPg)(
+    'answers each part as the statement alone would: rows, the first row, changed rows',
+    async () => {
+      const s = await openTestStore(engine)
+      store = s.store
+      cleanup = s.cleanup
+      await store.db.exec('CREATE TABLE bt (k TEXT PRIMARY KEY, n BIGINT NOT NULL)')
+      await store.db.tx(function* () {
+        yield* q.run('INSERT INTO bt (k, n) VALUES (?, ?), (?, ?)', ['a', 1, 'b', 2])
+      })
+      const out = await store.db.tx(() =>
+        together(
+          q.all<{ k: string; n: number }>('SELECT k, n FROM bt ORDER BY k DESC'),
+          q.get<{ n: number }>('SELECT n FROM bt WHERE k = ?', ['a']),
+          q.get<{ n: number }>('SELECT n FROM bt WHERE k = ?', ['none']),
+          q.all('SELECT k FROM bt WHERE k = ?', ['none']),
+          q.get<{ c: number }>('SELECT COUNT(*) AS c FROM bt'),
+          q.run('INSERT INTO bt (k, n) VALUES (?, ?) ON CONFLICT (k) DO NOTHING', ['a', 9]),
+        ),
+      )
+      const [rows, one, missing, empty, count, changed] = out
+      expect(rows.map((r) => [r.k, Number(r.n)])).toEqual([
+        ['b', 2],
+        ['a', 1],
+      ])
+      expect(Number(one?.n)).toBe(1)
+      expect(missing).toBeUndefined()
+      expect(empty).toEqual([])
+      expect(Number(count?.c)).toBe(2)
+      expect(changed).toBe(0)
+      const [added, updated] = await store.db.tx(() =>
+        together(
+          q.run('INSERT INTO bt (k, n) VALUES (?, ?)', ['c', 3]),
+          // Each part sees the state before the batch: the update does not touch the row inserted beside it.
+          q.run('UPDATE bt SET n = n + 1 WHERE k <> ?', ['c']),
+        ),
+      )
+      expect([added, updated]).toEqual([1, 2])
+      // A write read for its RETURNING rows (the idempotency claim's form), beside a read.
+      const [claimed, skipped, seen] = await store.db.tx(() =>
+        together(
+          q.get<{ ok: number }>(
+            'INSERT INTO bt (k, n) VALUES (?, ?) ON CONFLICT (k) DO NOTHING RETURNING 1 AS ok',
+            ['e', 5],
+          ),
+          q.get<{ ok: number }>('UPDATE bt SET n = 0 WHERE k = ? RETURNING 1 AS ok', ['none']),
+          q.get<{ n: number }>('SELECT n FROM bt WHERE k = ?', ['c']),
+        ),
+      )
+      expect(Number(claimed?.ok)).toBe(1)
+      expect(skipped).toBeUndefined()
+      expect(Number(seen?.n)).toBe(3)
+      // A failed part fails the whole batch, and the transaction with it.
+      await expect(
+        store.db.tx(() =>
+          together(
+            q.run('INSERT INTO bt (k, n) VALUES (?, ?)', ['d', 4]),
+            q.run('INSERT INTO bt (k, n) VALUES (?, ?)', ['a', 0]),
+          ),
+        ),
+      ).rejects.toThrow()
+      expect(await store.db.get('SELECT k FROM bt WHERE k = ?', ['d'])).toBeUndefined()
+    },
+  )
+})
