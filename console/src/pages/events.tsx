@@ -44,6 +44,9 @@ export function EventTable({ events, caption }: { events: EventView[]; caption: 
   )
 }
 
+/** The count stops at 10,000 (or the search at its window): "10000+" then. */
+const totalText = (d: { total: number; totalCapped?: boolean }) => `${d.total}${d.totalCapped ? '+' : ''}`
+
 export function EventsPage({ params }: { params: URLSearchParams }) {
   const verdict = params.get('verdict') ?? ''
   const event = params.get('event') ?? ''
@@ -56,7 +59,7 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
   const [form, setForm] = useState(current)
   const { data, error } = useLoad(
     () =>
-      get<{ events: EventView[]; total: number }>(
+      get<{ events: EventView[]; total: number; totalCapped?: boolean }>(
         `/v1/events${query({
           verdict,
           event,
@@ -134,7 +137,7 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
       {!data && !error && <Loading what="events" />}
       {data && (
         <>
-          <EventTable events={data.events} caption={`${data.total} events`} />
+          <EventTable events={data.events} caption={`${totalText(data)} events`} />
           <div class="pager">
             <button
               type="button"
@@ -144,7 +147,7 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
               Newer
             </button>
             <span>
-              {data.total === 0 ? 0 : offset + 1}–{Math.min(offset + PAGE, data.total)} of {data.total}
+              {data.total === 0 ? 0 : offset + 1}–{Math.min(offset + PAGE, data.total)} of {totalText(data)}
             </span>
             <button
               type="button"
