@@ -6,7 +6,7 @@ import { LabelView } from './labels.js'
 const Millis = (description: string) => Type.String({ pattern: '^\\d{1,16}$', description })
 
 /** The deepest `offset` of GET /v1/events: beyond it, page with the `before` cursor. */
-export const EVENTS_MAX_OFFSET = 10_000
+export const EVENTS_MAX_OFFSET = 1_000
 
 export const EventsQuery = Strict({
   limit: Type.Optional(Digits('page size, at most 200 (default 50)')),
@@ -107,12 +107,12 @@ export const EventsPage = Type.Object({
   offset: Type.Integer(),
   totalCapped: Type.Boolean({
     description:
-      'extension: more events may match than total says (the count stops at 10,000; verdict, event, reason and q search only the newest 20,000 events of the range)',
+      'extension: more events may match than total says (the count stops at 10,000; verdict, event, reason and q search only the newest 2,500 events of the range)',
   }),
   searchedTo: Nullable(
     Type.String({
       description:
-        'extension: when the search stopped at its 20,000 events, the id of the oldest one it read; pass it as before to search older events. null when the whole range was searched',
+        'extension: when the search stopped at its 2,500 events, the id of the oldest one it read; pass it as before to search older events. null when the whole range was searched',
     }),
   ),
 })

@@ -45,6 +45,8 @@ export function EventTable({ events, caption }: { events: EventView[]; caption: 
 }
 
 /** The count stops at 10,000 (or the search at its window): "10000+" then. */
+/** GET /v1/events takes offsets up to 1,000; older events are reached by narrowing the time range. */
+const MAX_OFFSET = 1000
 const totalText = (d: { total: number; totalCapped?: boolean }) => `${d.total}${d.totalCapped ? '+' : ''}`
 
 export function EventsPage({ params }: { params: URLSearchParams }) {
@@ -151,7 +153,8 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
             </span>
             <button
               type="button"
-              disabled={offset + PAGE >= data.total}
+              disabled={offset + PAGE >= data.total || offset + PAGE > MAX_OFFSET}
+              title={offset + PAGE > MAX_OFFSET ? 'Narrow the time range to see older events' : undefined}
               onClick={() => go(offset + PAGE, current)}
             >
               Older

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Db, Param } from '../engine/db.js'
 import {
   EVENT_COLUMNS,
@@ -13,7 +14,7 @@ export const EVENTS_TOTAL_CAP = 10_000
  * A filter no index serves (verdict, event, reason, q) reads at most this many of the newest events of
  * the range (time, user id, cursor): a rare reason code must not walk the tenant's whole history.
  */
-export const EVENTS_SCAN_CAP = 20_000
+export const EVENTS_SCAN_CAP = 2_500
 
 export interface EventPage {
   events: EventRecord[]
@@ -77,51 +78,70 @@ function scannedOf(f: EventFilter) {
 }
 
 /**
- * One page of a tenant's events, newest first, with a bounded count: every query reads at most
- * EVENTS_SCAN_CAP + offset + limit rows of one index range, whatever the tenant has stored.
+ * The part of the range the unindexed filters search: its newest EVENTS_SCAN_CAP events, as a time
+ * bound (strictly after the time of the next one, so no millisecond is cut in two), and the cursor that
+ * continues after it. Both reads walk the time index only.
+ */
+async function scanWindow(
+  db: Db,
+  range: { where: string; params: Param[] },
+): Promise<{ where: string; params: Param[]; searchedTo: string | null }> {
+  const next = await db.get<{ created_ms: number }>(
+    `SELECT created_ms FROM events WHERE ${range.where} ORDER BY created_ms DESC LIMIT 1 OFFSET ${EVENTS_SCAN_CAP}`,
+    range.params,
+  )
+  if (!next) return { where: range.where, params: range.params, searchedTo: null }
+  const edgeMs = Number(next.created_ms)
+  // Newer than the first event past the cap; when the whole cap shares that millisecond (one large
+  // batch), that millisecond alone.
+  const newer = await db.get<{ id: string }>(
+    `SELECT id FROM events WHERE ${range.where} AND created_ms > ? ORDER BY created_ms ASC, id ASC LIMIT 1`,
+    [...range.params, edgeMs],
+  )
+  if (newer)
+    return {
+      where: `${range.where} AND created_ms > ?`,
+      params: [...range.params, edgeMs],
+      searchedTo: newer.id,
+    }
+  const first = await db.get<{ id: string }>(
+    `SELECT id FROM events WHERE ${range.where} AND created_ms = ? ORDER BY id ASC LIMIT 1`,
+    [...range.params, edgeMs],
+  )
+  return {
+    where: `${range.where} AND created_ms >= ?`,
+    params: [...range.params, edgeMs],
+    searchedTo: first?.id ?? null,
+  }
+}
+
+/**
+ * One page of a tenant's events, newest first, with a bounded count: a query reads at most
+ * EVENTS_TOTAL_CAP + 1 index entries, offset + limit rows, or the EVENTS_SCAN_CAP rows of the window,
+ * whatever the tenant has stored. On SQLite each read holds the event loop, so the page yields a turn
+ * between them.
  */
 export async function listEventPage(db: Db, tenantId: string, f: EventFilter): Promise<EventPage> {
   const range = rangeOf(tenantId, f)
   const scanned = scannedOf(f)
-  if (!scanned.where) {
-    const rows = await db.all<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM events WHERE ${range.where} ${ORDER} LIMIT ? OFFSET ?`,
-      [...range.params, f.limit, f.offset],
-    )
-    const n = await db.get<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM (SELECT 1 AS one FROM events WHERE ${range.where} LIMIT ${EVENTS_TOTAL_CAP + 1}) AS c`,
-      range.params,
-    )
-    const total = Number(n?.n ?? 0)
-    return {
-      events: rows.map(toEventRecord),
-      total: Math.min(total, EVENTS_TOTAL_CAP),
-      totalCapped: total > EVENTS_TOTAL_CAP,
-      searchedTo: null,
-    }
-  }
-  const window = `SELECT ${EVENT_COLUMNS} FROM events WHERE ${range.where} ${ORDER} LIMIT ${EVENTS_SCAN_CAP}`
+  const window = scanned.where ? await scanWindow(db, range) : { ...range, searchedTo: null }
+  const where = scanned.where ? `${window.where} AND ${scanned.where}` : window.where
+  const params = [...window.params, ...scanned.params]
+  await nextTurn()
   const rows = await db.all<EventRow>(
-    `SELECT ${EVENT_COLUMNS} FROM (${window}) AS recent WHERE ${scanned.where} ${ORDER} LIMIT ? OFFSET ?`,
-    [...range.params, ...scanned.params, f.limit, f.offset],
+    `SELECT ${EVENT_COLUMNS} FROM events WHERE ${where} ${ORDER} LIMIT ? OFFSET ?`,
+    [...params, f.limit, f.offset],
   )
-  const narrow = `SELECT verdict, event, reasons, user_id, device_id FROM events WHERE ${range.where} ${ORDER} LIMIT ${EVENTS_SCAN_CAP}`
+  await nextTurn()
   const n = await db.get<{ n: number }>(
-    `SELECT COUNT(*) AS n FROM (SELECT 1 AS one FROM (${narrow}) AS recent WHERE ${scanned.where}
-      LIMIT ${EVENTS_TOTAL_CAP + 1}) AS c`,
-    [...range.params, ...scanned.params],
-  )
-  // The window's last row and the one after it: two rows mean the range holds more than the window.
-  const edge = await db.all<{ id: string }>(
-    `SELECT id FROM events WHERE ${range.where} ${ORDER} LIMIT 2 OFFSET ${EVENTS_SCAN_CAP - 1}`,
-    range.params,
+    `SELECT COUNT(*) AS n FROM (SELECT 1 AS one FROM events WHERE ${where} LIMIT ${EVENTS_TOTAL_CAP + 1}) AS c`,
+    params,
   )
   const total = Number(n?.n ?? 0)
-  const searchedTo = edge.length === 2 ? (edge[0]?.id ?? null) : null
   return {
     events: rows.map(toEventRecord),
     total: Math.min(total, EVENTS_TOTAL_CAP),
-    totalCapped: total > EVENTS_TOTAL_CAP || searchedTo !== null,
-    searchedTo,
+    totalCapped: total > EVENTS_TOTAL_CAP || window.searchedTo !== null,
+    searchedTo: window.searchedTo,
   }
 }
