@@ -583,4 +583,15 @@ CREATE INDEX console_users_tenant ON console_users (tenant_id);
 CREATE INDEX console_users_email ON console_users (email);
 `,
   },
+  {
+    version: 26,
+    name: 'beacon watch sessions',
+    // A watch-mode beacon joins a score's device timeline only through its session: the first visit of
+    // the page, which only the page and the tenant's backend know (docs/security.md). Rows from before
+    // have none and join no timeline; they age out of the 24-hour timeline window.
+    sql: `
+ALTER TABLE beacon_observations ADD COLUMN session_id TEXT;
+CREATE INDEX beacon_obs_session ON beacon_observations (tenant_id, session_id, created_ms);
+`,
+  },
 ]
