@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
+import { VERDICT_ICON_SVG, VERDICT_LOGO_SVG } from '../services/console/brand.js'
 
 /**
  * OpenAPI 3.0.3 generated from the route schemas. The API-key scheme applies by default; keyless
@@ -28,5 +29,23 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       url,
     }),
   })
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } })
+  // The reference page reads the same document as API clients (/v1/openapi.json; `urls` takes the
+  // place of the plugin's own /docs/json) and carries verdict's name and mark.
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', urls: [{ url: '/v1/openapi.json', name: 'verdict API' }] },
+    theme: {
+      title: 'verdict API reference',
+      favicon: [
+        {
+          filename: 'favicon.svg',
+          rel: 'icon',
+          sizes: 'any',
+          type: 'image/svg+xml',
+          content: VERDICT_ICON_SVG,
+        },
+      ],
+    },
+    logo: { type: 'image/svg+xml', content: VERDICT_LOGO_SVG },
+  })
 }
