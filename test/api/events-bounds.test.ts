@@ -102,4 +102,32 @@ describe.each<Engine>(['sqlite', 'postgres'])('GET /v1/events bounds on %s', (en
     const q = await page('q=u7&limit=1')
     expect(q.searchedTo).toBe(id(N - 2499))
   })
+
+  run(
+    'a window whose events share one millisecond (one large batch) takes that millisecond whole',
+    async () => {
+      const b = await h.tenant()
+      const at = h.clock.now() - 10 * N
+      // 2,600 events in one millisecond (more than the window), and 10 older ones.
+      await h.store.db.run(
+        `INSERT INTO events (id, tenant_id, created_ms, event, user_id, score, verdict, reasons, checks, asn_bad)
+       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2610)
+       SELECT 'tie' || (100000 + i), ?, CASE WHEN i <= 2600 THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) - i END,
+              'login', 'u', 10, 'allow', '["other_code"]', '[]', 0
+         FROM n`,
+        [b.tenantId, at, at],
+      )
+      const get = async (qs: string) => {
+        const res = await h.app.inject({ url: `/v1/events?${qs}`, headers: b.headers })
+        expect(res.statusCode, res.body).toBe(200)
+        return res.json() as { events: { id: string }[]; total: number; searchedTo: string | null }
+      }
+      const first = await get('reason=other_code&limit=1')
+      expect(first.total).toBe(2600)
+      expect(first.searchedTo).toBe('tie100001')
+      const rest = await get(`reason=other_code&before=${first.searchedTo}`)
+      expect(rest.total).toBe(10)
+      expect(rest.searchedTo).toBeNull()
+    },
+  )
 })
