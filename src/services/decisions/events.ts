@@ -36,7 +36,7 @@ export async function listEvents(
   let before: EventFilter['before']
   if (beforeId !== undefined) {
     const e = await ctx.store.events.get(ctx.tenant.id, beforeId)
-    if (!e) throw badRequest(`query.before: no event ${beforeId}`)
+    if (!e) throw badRequest('query.before names no event of this tenant')
     before = { id: e.id, createdMs: e.createdMs }
   }
   const page = await ctx.store.events.list(ctx.tenant.id, before ? { ...rest, before } : rest)
