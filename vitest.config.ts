@@ -30,6 +30,7 @@ const BROWSER = [
   'test/beacon/integrity.test.ts',
   'test/beacon/watch.test.ts',
   'test/console/browser.test.ts',
+  'test/console/polish.test.ts',
   'test/tls/beacon-https.test.ts',
 ]
 const FUZZ = ['test/fuzz/**/*.test.ts']

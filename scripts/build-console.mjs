@@ -44,6 +44,7 @@ const html = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>verdict console</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/console/assets/${style}">
 <script type="module" src="/console/assets/${js}"></script>
 </head>

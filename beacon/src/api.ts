@@ -23,13 +23,15 @@ export interface VerdictApi {
 }
 
 export function makeApi(defaultEndpoint: string): VerdictApi {
-  async function collect(options: CollectOptions): Promise<CollectResult> {
+  /** `watchOf`: the visit id of the watch's first beacon, which ties this beacon to its session. */
+  async function send(options: CollectOptions, watchOf?: string): Promise<CollectResult> {
     if (!options || typeof options.key !== 'string' || !options.key.startsWith('pk_')) {
       // A secret key in a page would be readable by anyone: refuse it before it is sent anywhere.
       throw new TypeError('Verdict: a publishable key (pk_…) is required')
     }
     const fp = await fingerprint()
     const body: BeaconBody = { key: options.key, device_id: fp.device_id, device: fp.device }
+    if (watchOf) body.watch_of = watchOf
     const base = (options.endpoint || defaultEndpoint).replace(/\/+$/, '')
     const res = await fetch(`${base}/v1/beacon`, {
       method: 'POST',
@@ -50,11 +52,16 @@ export function makeApi(defaultEndpoint: string): VerdictApi {
     }
   }
 
+  const collect = (options: CollectOptions) => send(options)
+
   function watch(options: WatchOptions): () => void {
     const interval = Math.max(100, Number(options.interval) || 60000)
     let timer: ReturnType<typeof setTimeout> | undefined
     let last = 0
     let stopped = false
+    // The first beacon's visit: every later beacon of this watch names it, so the backend's score (with
+    // any of the watch's visit ids) reads the watch's beacons and nobody else's.
+    let first: string | undefined
     const hidden = () => document.visibilityState === 'hidden'
     const schedule = (ms: number) => {
       clearTimeout(timer)
@@ -63,8 +70,11 @@ export function makeApi(defaultEndpoint: string): VerdictApi {
     function tick() {
       if (stopped || hidden()) return
       last = Date.now()
-      collect(options)
-        .then((result) => options.onBeacon?.(result))
+      send(options, first)
+        .then((result) => {
+          first ??= result.visit_id
+          options.onBeacon?.(result)
+        })
         .catch(() => {
           // A failed beacon is retried at the next interval; watch mode never throws into the page.
         })

@@ -36,10 +36,20 @@ export interface BeaconBody {
   key?: string
   device_id: string
   device: BeaconDevice
+  /**
+   * Watch mode: the `visit_id` of the watch's first beacon, sent with each later one. It ties the
+   * beacons of one page into a session, and only a score that names a visit of that session (its
+   * `visit_id`) reads them as timeline points: a forged beacon cannot name a visit it never saw.
+   */
+  watch_of?: string
 }
 
-/** Top-level keys of the body the library sends. */
+/** Top-level keys of the body the library sends (`watch_of` only from the second watch beacon on). */
 export const BEACON_BODY_KEYS = ['key', 'device_id', 'device'] as const
+export const BEACON_WATCH_KEY = 'watch_of'
+
+/** A visit id as the server issues it. */
+export const VISIT_ID_PATTERN = /^vis_[0-9A-Za-z]{16}$/
 
 /** What the server answers (200): the page hands both to its backend. */
 export interface BeaconReply {

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { finishDocument } from './openapi-document.js'
+import { VERDICT_ICON_SVG, VERDICT_LOGO_SVG } from '../services/console/brand.js'
 
 /**
  * OpenAPI 3.0.3 generated from the route schemas, then finished (plugins/openapi-document.ts): named
@@ -30,5 +31,23 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         ? (finishDocument(doc.openapiObject as Record<string, unknown>, version) as typeof doc.openapiObject)
         : doc.swaggerObject,
   })
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } })
+  // The reference page reads the same document as API clients (/v1/openapi.json; `urls` takes the
+  // place of the plugin's own /docs/json) and carries verdict's name and mark.
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', urls: [{ url: '/v1/openapi.json', name: 'verdict API' }] },
+    theme: {
+      title: 'verdict API reference',
+      favicon: [
+        {
+          filename: 'favicon.svg',
+          rel: 'icon',
+          sizes: 'any',
+          type: 'image/svg+xml',
+          content: VERDICT_ICON_SVG,
+        },
+      ],
+    },
+    logo: { type: 'image/svg+xml', content: VERDICT_LOGO_SVG },
+  })
 }

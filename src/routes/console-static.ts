@@ -1,3 +1,4 @@
+import { VERDICT_ICON_SVG } from '../services/console/brand.js'
 import {
   ASSET_CACHE,
   CONSOLE_CSP,
@@ -18,6 +19,15 @@ const HARDENING = {
 
 /** The console's page and its content-hashed assets. Hash routes (#/events) keep this to one page. */
 export function registerConsoleStatic(app: App): void {
+  // The server's root is the console: a person typing the address lands on the sign-in page.
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/', 302))
+  for (const path of ['/favicon.svg', '/favicon.ico'])
+    app.get(path, { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .headers({ 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' })
+        .type('image/svg+xml')
+        .send(VERDICT_ICON_SVG),
+    )
   app.get('/console', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/', 308))
   app.get('/console/', { schema: { hide: true } }, async (request, reply) => {
     const inm = request.headers['if-none-match']

@@ -1,6 +1,8 @@
 import { tenantContext } from '../context.js'
+import { badRequest } from '../errors.js'
 import { errors, NoQuery } from '../schemas/common.js'
 import {
+  EVENTS_MAX_OFFSET,
   EventDetail,
   EventParams,
   EventsPage,
@@ -13,6 +15,16 @@ import { usageReport } from '../services/access/usage.js'
 import { eventStats, getEvent, listEvents } from '../services/decisions/events.js'
 import { digits } from '../util/query.js'
 import type { App } from './types.js'
+
+/** Deep offsets cost a walk over every skipped event: past the cap the cursor pages instead. */
+function eventsOffset(value: string | undefined): number {
+  const offset = digits(value, 'query.offset', { fallback: 0 })
+  if (offset > EVENTS_MAX_OFFSET)
+    throw badRequest(
+      `query.offset must be at most ${EVENTS_MAX_OFFSET}; to page further, pass before=<id of the last event listed> (or narrow with until_ms)`,
+    )
+  return offset
+}
 
 export function registerEventRoutes(app: App): void {
   app.get(
@@ -32,10 +44,11 @@ export function registerEventRoutes(app: App): void {
       const q = request.query
       return listEvents(tenantContext(request), {
         limit: digits(q.limit, 'query.limit', { fallback: 50, min: 1, max: 200 }),
-        offset: digits(q.offset, 'query.offset', { fallback: 0 }),
+        offset: eventsOffset(q.offset),
         ...(q.verdict ? { verdict: q.verdict } : {}),
         ...(q.event ? { event: q.event } : {}),
         ...(q.q ? { q: q.q } : {}),
+        ...(q.before ? { beforeId: q.before } : {}),
         ...(q.user_id !== undefined ? { userId: q.user_id } : {}),
         ...(q.reason ? { reason: q.reason } : {}),
         ...(q.since_ms ? { sinceMs: digits(q.since_ms, 'query.since_ms', { fallback: 0 }) } : {}),

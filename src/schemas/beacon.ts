@@ -1,5 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox'
-import { BEACON_FLAGS, type BeaconFlag, DEVICE_ID_PATTERN } from '../beacon/contract.js'
+import { BEACON_FLAGS, type BeaconFlag, DEVICE_ID_PATTERN, VISIT_ID_PATTERN } from '../beacon/contract.js'
 import { StrEnum, Strict } from './common.js'
 
 /** The body of POST /v1/beacon, built from the wire contract the browser library writes. */
@@ -16,6 +16,12 @@ export const BeaconRequest = Strict({
     pattern: DEVICE_ID_PATTERN.source,
     description: 'SHA-256 of the fingerprint components, lower-case hex',
   }),
+  watch_of: Type.Optional(
+    Type.String({
+      pattern: VISIT_ID_PATTERN.source,
+      description: "watch mode: the visit_id of the watch's first beacon, which ties this one to its session",
+    }),
+  ),
   device: Strict({
     ...flags,
     antidetect_score: Type.Integer({ minimum: 0, maximum: 100 }),

@@ -95,6 +95,12 @@ const KeyView = Type.Object({
   origins: Type.Array(Type.String()),
   createdMs: Type.Integer(),
   revokedMs: Nullable(Type.Integer()),
+  lastUsedMs: Nullable(
+    Type.Integer({ description: 'last authenticated request, to the minute; null: never' }),
+  ),
+  replacedBy: Nullable(
+    Type.String({ description: 'set when a rotation revoked it: the key that replaced it' }),
+  ),
 })
 
 export const KeyList = Type.Object({ keys: Type.Array(KeyView) })

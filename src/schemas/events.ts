@@ -6,9 +6,19 @@ import { Reason } from './score.js'
 /** A time in milliseconds since the epoch, as a string of digits (longer than Digits allows). */
 const Millis = (description: string) => Type.String({ pattern: '^\\d{1,16}$', description })
 
+/** The deepest `offset` of GET /v1/events: beyond it, page with the `before` cursor. */
+export const EVENTS_MAX_OFFSET = 1_000
+
 export const EventsQuery = Strict({
   limit: Type.Optional(Digits('page size, at most 200 (default 50)')),
-  offset: Type.Optional(Digits('events to skip')),
+  offset: Type.Optional(Digits(`events to skip, at most ${EVENTS_MAX_OFFSET}; page further with \`before\``)),
+  before: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description:
+        'keyset cursor (extension): an event id; only events listed after it (older, or as old with a smaller id). Pass the last listed id, or searchedTo, to page on',
+    }),
+  ),
   verdict: Type.Optional(Verdict),
   event: Type.Optional(Type.String({ maxLength: 64, description: 'only events with this name' })),
   user_id: Type.Optional(Type.String({ maxLength: 256, description: 'only events of exactly this user id' })),
@@ -130,10 +140,20 @@ export const EventParams = Strict({ id: Type.String({ maxLength: 64, description
 
 export const EventsPage = Type.Object(
   {
-    events: Type.Array(ListedEvent),
-    total: Type.Integer({ description: 'events matching the filter' }),
-    limit: Type.Integer(),
-    offset: Type.Integer(),
+  events: Type.Array(ListedEvent),
+  total: Type.Integer({ description: 'events matching the filter, counted up to 10,000' }),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  totalCapped: Type.Boolean({
+    description:
+      'extension: more events may match than total says (the count stops at 10,000; verdict, event, reason and q search only the newest 2,500 events of the range)',
+  }),
+  searchedTo: Nullable(
+    Type.String({
+      description:
+        'extension: when the search stopped at its 2,500 events, the id of the oldest one it read; pass it as before to search older events. null when the whole range was searched',
+    }),
+  ),
   },
   { title: 'EventsPage' },
 )

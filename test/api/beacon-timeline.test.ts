@@ -42,25 +42,38 @@ describe.each<Engine>(['sqlite', 'postgres'])('watch-mode beacons on the device 
   afterEach(async () => {
     await h?.close()
   })
+  /** Each fingerprint's watch session as its page keeps it: the first visit, and the latest one. */
+  let sessions = new Map<string, { first: string; last: string }>()
   const setup = async () => {
+    sessions = new Map()
     h = await build({ engine })
     t = await h.tenant()
     pk = (await issueKey(h.store, h.clock, t.tenantId, { publishable: { origins: [SHOP] } })).apiKey
   }
-  /** One watch-mode beacon of `fp` from the browser at `ip`, then the watch interval passes. */
-  const beacon = async (deviceId: string, ip: string, key = pk) => {
+  /**
+   * One watch-mode beacon of `fp` from the browser at `ip`, as the library sends it (from the second on,
+   * naming the watch's first visit), then the watch interval passes.
+   */
+  const beacon = async (deviceId: string, ip: string, key = pk, intervalMs = 60_000) => {
+    const s = sessions.get(deviceId)
     const res = await h.app.inject({
       method: 'POST',
       url: '/v1/beacon',
       headers: { 'x-api-key': key, origin: SHOP, 'user-agent': CHROME_MAC },
-      payload: { device_id: deviceId, device: cleanDevice() },
+      payload: { device_id: deviceId, device: cleanDevice(), ...(s ? { watch_of: s.first } : {}) },
       remoteAddress: ip,
     })
     expect(res.statusCode, res.body).toBe(200)
-    h.clock.advance(60_000)
+    const visit = res.json().visit_id as string
+    sessions.set(deviceId, { first: s?.first ?? visit, last: visit })
+    h.clock.advance(intervalMs)
+    return visit
   }
-  const score = (payload: Record<string, unknown>, headers = t.headers) =>
-    scoreOk<Body>(h, headers, { event: 'checkout', ...payload })
+  /** A score as the shop's backend sends it: with the latest visit id its page got, when it has one. */
+  const score = (payload: Record<string, unknown>, headers = t.headers) => {
+    const s = typeof payload['device_id'] === 'string' ? sessions.get(payload['device_id']) : undefined
+    return scoreOk<Body>(h, headers, { event: 'checkout', ...(s ? { visit_id: s.last } : {}), ...payload })
+  }
   const check = (b: Body, reason: string) => b.checks.find((c) => c.reason === reason)
 
   run('stores the connection class of each beacon, like a scored IP', async () => {
@@ -139,17 +152,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('watch-mode beacons on the device 
   run('beacons are not events: no device_velocity, and a 30-minute gap ends the session', async () => {
     await setup()
     // 24 beacons in under 10 minutes (a 25-second watch interval) count for session behaviour only.
-    for (let i = 0; i < 24; i++) {
-      const res = await h.app.inject({
-        method: 'POST',
-        url: '/v1/beacon',
-        headers: { 'x-api-key': pk, origin: SHOP },
-        payload: { device_id: fp('busy'), device: cleanDevice() },
-        remoteAddress: RESIDENTIAL,
-      })
-      expect(res.statusCode, res.body).toBe(200)
-      h.clock.advance(25_000)
-    }
+    for (let i = 0; i < 24; i++) await beacon(fp('busy'), RESIDENTIAL, pk, 25_000)
     expect((await score({ device_id: fp('busy'), ip: RESIDENTIAL })).reasons).not.toContain('device_velocity')
 
     await beacon(fp('gap'), VPN)
@@ -168,5 +171,53 @@ describe.each<Engine>(['sqlite', 'postgres'])('watch-mode beacons on the device 
     const rung3 = await score({ device_id: fp('3') })
     expect(rung3.device).toMatchObject({ resolution_rung: 3 })
     expect(rung3.reasons).not.toContain('vpn_drop')
+  })
+
+  // Issue 26: the publishable key and the allowed origin are public, so anybody can send beacons for a
+  // victim's fingerprint. Only the beacons of the watch session the score names are timeline points.
+  run('a forged watch beacon is no point of the timeline; a score without visit_id reads none', async () => {
+    await setup()
+    const victim = fp('victim')
+    const visit = await beacon(victim, RESIDENTIAL)
+    await beacon(victim, RESIDENTIAL)
+    // The attacker beacons the victim's fingerprint from a VPN: a session of its own, and one naming a
+    // made-up first visit.
+    for (const watch_of of [undefined, 'vis_0123456789abcdef']) {
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/v1/beacon',
+        headers: { 'x-api-key': pk, origin: SHOP, 'user-agent': CHROME_MAC },
+        payload: { device_id: victim, device: cleanDevice(), ...(watch_of ? { watch_of } : {}) },
+        remoteAddress: VPN,
+      })
+      expect(res.statusCode, res.body).toBe(200)
+    }
+    h.clock.advance(60_000)
+    const forged = await score({ device_id: victim, ip: RESIDENTIAL })
+    expect(forged.reasons).not.toContain('vpn_drop')
+    h.clock.advance(60_000)
+    // The victim's own page switching to the VPN does count, through its session, with any of its
+    // visits (here the first).
+    await beacon(victim, VPN)
+    const real = await score({ device_id: victim, ip: RESIDENTIAL, visit_id: visit })
+    expect(check(real, 'vpn_drop')).toBeDefined()
+    // Without a visit id the timeline has no beacon points at all.
+    await beacon(fp('bare'), RESIDENTIAL)
+    await beacon(fp('bare'), VPN)
+    const bare = await scoreOk<Body>(h, t.headers, {
+      event: 'checkout',
+      device_id: fp('bare'),
+      ip: RESIDENTIAL,
+    })
+    expect(bare.reasons).not.toContain('vpn_drop')
+    // watch_of must look like a visit id.
+    const bad = await h.app.inject({
+      method: 'POST',
+      url: '/v1/beacon',
+      headers: { 'x-api-key': pk, origin: SHOP },
+      payload: { device_id: victim, device: cleanDevice(), watch_of: 'x' },
+      remoteAddress: RESIDENTIAL,
+    })
+    expect(bad.statusCode).toBe(400)
   })
 })

@@ -52,6 +52,11 @@ describe.skipIf(!hasBrowser)('beacon: watch mode in a real browser', () => {
     await waitUntil(count, (n) => n >= start + 3, 'three watch beacons')
     const ids = new Set(backend.beacons.slice(start).map((b) => (b.body as { device_id: string }).device_id))
     expect(ids.size).toBe(1)
+    // Each beacon after the first names the first one's visit: the watch's session.
+    const sent = backend.beacons.slice(start).map((b) => b.body as { watch_of?: string })
+    expect(sent[0]?.watch_of).toBeUndefined()
+    expect(new Set(sent.slice(1).map((b) => b.watch_of)).size).toBe(1)
+    expect(sent[1]?.watch_of).toMatch(/^vis_/)
     expect(await page.evaluate('window.lastVisit')).toMatch(/^vis_/)
 
     await setVisibility(page, 'hidden')
@@ -64,6 +69,7 @@ describe.skipIf(!hasBrowser)('beacon: watch mode in a real browser', () => {
     await waitUntil(count, (n) => n >= whileHidden + 2, 'watch beacons after the page is visible again')
 
     await page.evaluate('window.stopWatch()')
+    const lastVisit = (await page.evaluate('window.lastVisit')) as string
     const stopped = await settled(page, count)
     await page.waitForTimeout(INTERVAL * 4)
     expect(count()).toBe(stopped)
@@ -80,8 +86,16 @@ describe.skipIf(!hasBrowser)('beacon: watch mode in a real browser', () => {
     )
     expect(rows.length).toBeGreaterThanOrEqual(3)
     expect(new Set(rows.map((r) => r.connection_type))).toEqual(new Set(['residential']))
-    const scored = await backend.score({ event: 'checkout', device_id: deviceId, ip: '8.8.8.8' })
+    const scored = await backend.score({
+      event: 'checkout',
+      device_id: deviceId,
+      ip: '8.8.8.8',
+      visit_id: lastVisit,
+    })
     expect(scored.reasons).toContain('ip_cloaking')
+    // Without the page's visit id, the beacons are nobody's timeline (issue 26: forged beacons).
+    const unbound = await backend.score({ event: 'checkout', device_id: deviceId, ip: '8.8.4.4' })
+    expect(unbound.reasons).not.toContain('ip_cloaking')
     const control = await backend.score({ event: 'checkout', device_id: 'ab'.repeat(32), ip: '8.8.8.8' })
     expect(control.reasons).not.toContain('ip_cloaking')
   })

@@ -170,7 +170,8 @@ export const SAMPLES: Samples = {
     fc.string().filter(noNul),
   ),
   'limit:': digitsIn(1, 200),
-  'offset:': digitsIn(0, 1_000_000),
+  // GET /v1/events takes offsets up to 1,000 (deeper pages use its `before` cursor).
+  'offset:': digitsIn(0, 1000),
   'hours:': digitsIn(1, 87_600),
   'window_hours:': digitsIn(1, 8760),
   'id:': fc.oneof(digitsIn(1, 50), fc.stringMatching(/^\d{1,12}$/)),
@@ -208,6 +209,8 @@ export const SERVICE_REFUSALS: Record<string, RegExp[]> = {
     /^rules\[\d+\]/,
   ],
   'POST /v1/lists': [/^body\.value: /, /^body\.expires_ms must be in the future$/],
+  // The keyset cursor must name an event of the tenant; a generated id names none.
+  'GET /v1/events': [/^query\.before names no event of this tenant$/],
   'POST /v1/batch/lists': [
     /^body\.rows\[\d+\]\.value: /,
     /^body\.rows\[\d+\]\.expires_ms must be in the future$/,

@@ -193,14 +193,16 @@ describe.each(['sqlite', 'postgres'] as const)('kill -9 under load on %s', (engi
       const server = await startServer(env)
       const listed = new Set<string>()
       try {
-        for (let offset = 0; ; offset += 200) {
-          const res = await fetch(`${server.url}/v1/events?limit=200&offset=${offset}`, {
+        // Paged with the keyset cursor: offsets stop at 1,000.
+        for (let before = ''; ; ) {
+          const res = await fetch(`${server.url}/v1/events?limit=200${before && `&before=${before}`}`, {
             headers: { 'x-api-key': apiKey },
           })
           expect(res.status).toBe(200)
           const page = (await res.json()) as { events: { id: string }[] }
           for (const e of page.events) listed.add(e.id)
           if (page.events.length < 200) break
+          before = page.events[page.events.length - 1]!.id
         }
       } finally {
         await server.stop()

@@ -42,12 +42,20 @@ function Fields({ value }: { value: Record<string, unknown> }) {
 
 function CheckForm({ kind, label, type }: { kind: Kind; label: string; type: 'email' | 'text' | 'tel' }) {
   const [value, setValue] = useState('')
+  // Phones: the country a national-format number belongs to (ISO 3166 alpha-2), optional.
+  const [country, setCountry] = useState('')
   const [result, setResult] = useState<unknown>(null)
   const [error, setError] = useState<Error | null>(null)
   const run = async (v = value) => {
     setError(null)
     try {
-      setResult(await post(`/v1/check/${kind}`, { [kind]: v.trim() }))
+      const c = country.trim().toUpperCase()
+      setResult(
+        await post(`/v1/check/${kind}`, {
+          [kind]: v.trim(),
+          ...(kind === 'phone' && c ? { country: c } : {}),
+        }),
+      )
     } catch (e) {
       setError(e as Error)
     }
@@ -71,6 +79,18 @@ function CheckForm({ kind, label, type }: { kind: Kind; label: string; type: 'em
           onInput={(e) => setValue(e.currentTarget.value)}
         />
       </Field>
+      {kind === 'phone' && (
+        <Field label="Country (for national numbers, e.g. GB)" id="check-phone-country">
+          <input
+            id="check-phone-country"
+            maxLength={2}
+            pattern="[A-Za-z]{2}"
+            autoComplete="country"
+            value={country}
+            onInput={(e) => setCountry(e.currentTarget.value)}
+          />
+        </Field>
+      )}
       <div class="actions">
         <button type="submit">Check {label.toLowerCase()}</button>
         {kind === 'ip' && (

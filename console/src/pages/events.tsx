@@ -1,5 +1,6 @@
+import { type ComponentChildren, Fragment } from 'preact'
 import { useState } from 'preact/hooks'
-import { fmtTime, get, query } from '../api'
+import { fmtTime, get, post, query } from '../api'
 import type { EventDetail, EventView } from '../types'
 import { Field, Loading, Page, Problem, ScrollBox, useLoad, Verdict } from '../ui'
 
@@ -8,6 +9,25 @@ const PAGE = 25
 /** A datetime-local value read as UTC (the console shows times in UTC), as ms; undefined when empty. */
 const utcMs = (v: string) => (v ? String(Date.parse(`${v}Z`)) : undefined)
 
+/** A word that must not break inside (a date, a clock time, an id, a reason code); lines break between. */
+const Tok = ({ children, id }: { children: ComponentChildren; id?: boolean }) => (
+  <span class={id ? 'tok id' : 'tok'}>{children}</span>
+)
+
+/** A UTC time as two unbreakable words: the date and the clock time. */
+export function Time({ ms }: { ms: number }) {
+  const [date, clock] = fmtTime(ms).split(' ')
+  return (
+    <>
+      <Tok>{date}</Tok> <Tok>{clock}</Tok>
+    </>
+  )
+}
+
+/**
+ * The events table. On a narrow screen the event name, user and score columns give way (the event page
+ * shows them), so the reasons stay on screen next to the time and the verdict.
+ */
 export function EventTable({ events, caption }: { events: EventView[]; caption: string }) {
   return (
     <ScrollBox>
@@ -16,26 +36,47 @@ export function EventTable({ events, caption }: { events: EventView[]; caption: 
         <thead>
           <tr>
             <th scope="col">Time (UTC)</th>
-            <th scope="col">Event</th>
-            <th scope="col">User</th>
+            <th scope="col" class="wide-only">
+              Event
+            </th>
+            <th scope="col" class="wide-only">
+              User
+            </th>
             <th scope="col">Verdict</th>
-            <th scope="col">Score</th>
+            <th scope="col" class="wide-only">
+              Score
+            </th>
             <th scope="col">Reasons</th>
           </tr>
         </thead>
         <tbody>
           {events.map((e) => (
             <tr key={e.id}>
-              <td>
-                <a href={`#/events/${encodeURIComponent(e.id)}`}>{fmtTime(e.createdMs)}</a>
+              <td class="time">
+                <a href={`#/events/${encodeURIComponent(e.id)}`}>
+                  <Time ms={e.createdMs} />
+                </a>
               </td>
-              <td>{e.event}</td>
-              <td>{e.userId ?? '–'}</td>
+              <td class="wide-only">
+                <Tok>{e.event}</Tok>
+              </td>
+              <td class="wide-only" title={e.userId ?? undefined}>
+                {e.userId === null ? '–' : <Tok id>{e.userId}</Tok>}
+              </td>
               <td>
                 <Verdict v={e.verdict} />
               </td>
-              <td class="num">{e.score}</td>
-              <td>{e.reasons.join(', ') || '–'}</td>
+              <td class="num wide-only">{e.score}</td>
+              <td class="reasons">
+                {e.reasons.length === 0
+                  ? '–'
+                  : e.reasons.map((r, i) => (
+                      <Fragment key={r}>
+                        {i > 0 && ', '}
+                        <Tok>{r}</Tok>
+                      </Fragment>
+                    ))}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -43,6 +84,11 @@ export function EventTable({ events, caption }: { events: EventView[]; caption: 
     </ScrollBox>
   )
 }
+
+/** The count stops at 10,000 (or the search at its window): "10000+" then. */
+/** GET /v1/events takes offsets up to 1,000; older events are reached by narrowing the time range. */
+const MAX_OFFSET = 1000
+const totalText = (d: { total: number; totalCapped?: boolean }) => `${d.total}${d.totalCapped ? '+' : ''}`
 
 export function EventsPage({ params }: { params: URLSearchParams }) {
   const verdict = params.get('verdict') ?? ''
@@ -56,7 +102,7 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
   const [form, setForm] = useState(current)
   const { data, error } = useLoad(
     () =>
-      get<{ events: EventView[]; total: number }>(
+      get<{ events: EventView[]; total: number; totalCapped?: boolean }>(
         `/v1/events${query({
           verdict,
           event,
@@ -134,7 +180,7 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
       {!data && !error && <Loading what="events" />}
       {data && (
         <>
-          <EventTable events={data.events} caption={`${data.total} events`} />
+          <EventTable events={data.events} caption={`${totalText(data)} events`} />
           <div class="pager">
             <button
               type="button"
@@ -144,11 +190,12 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
               Newer
             </button>
             <span>
-              {data.total === 0 ? 0 : offset + 1}–{Math.min(offset + PAGE, data.total)} of {data.total}
+              {data.total === 0 ? 0 : offset + 1}–{Math.min(offset + PAGE, data.total)} of {totalText(data)}
             </span>
             <button
               type="button"
-              disabled={offset + PAGE >= data.total}
+              disabled={offset + PAGE >= data.total || offset + PAGE > MAX_OFFSET}
+              title={offset + PAGE > MAX_OFFSET ? 'Narrow the time range to see older events' : undefined}
               onClick={() => go(offset + PAGE, current)}
             >
               Older
@@ -204,7 +251,9 @@ function DeviceProfile({ device }: { device: NonNullable<EventDetail['device']> 
 }
 
 export function EventPage({ id }: { id: string }) {
-  const { data, error } = useLoad(
+  const [status, setStatus] = useState('')
+  const [failure, setFailure] = useState<Error | null>(null)
+  const { data, error, reload } = useLoad(
     () => get<EventDetail>(`/console/api/events/${encodeURIComponent(id)}`),
     [id],
   )
@@ -219,6 +268,17 @@ export function EventPage({ id }: { id: string }) {
     )
   if (!data) return <Loading what="the event" />
   const e = data.event
+  // Any event can be labelled here, not only queued ones: a wrongly blocked customer is marked legit.
+  const mark = async (label: 'fraud' | 'legit') => {
+    setFailure(null)
+    try {
+      await post('/v1/label', { label, event_id: e.id })
+      setStatus(`Labelled ${label}.`)
+      reload()
+    } catch (err) {
+      setFailure(err as Error)
+    }
+  }
   const keys: [string, string | number | null][] = [
     ['User id', e.userId],
     ['Device id', e.deviceId],
@@ -235,7 +295,10 @@ export function EventPage({ id }: { id: string }) {
     <Page title={`Event ${e.event}`}>
       <p class="summary">
         <Verdict v={e.verdict} /> <span class="score">score {e.score}</span>{' '}
-        <span>{fmtTime(e.createdMs)} UTC</span> <code>{e.id}</code>
+        <span>
+          <Time ms={e.createdMs} /> UTC
+        </span>{' '}
+        <code class="tok">{e.id}</code>
       </p>
       <p class="explanation">{data.explanation}</p>
       <h2>Checks</h2>
@@ -279,6 +342,16 @@ export function EventPage({ id }: { id: string }) {
         ))}
       </dl>
       <h2>Labels</h2>
+      <div class="actions">
+        <button type="button" onClick={() => void mark('fraud')}>
+          Fraud
+        </button>
+        <button type="button" onClick={() => void mark('legit')}>
+          Legit
+        </button>
+      </div>
+      <p role="status">{status}</p>
+      <Problem error={failure} />
       {data.labels.length === 0 ? (
         <p>No label yet.</p>
       ) : (

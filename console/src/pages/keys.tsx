@@ -9,6 +9,8 @@ interface Key {
   origins: string[]
   createdMs: number
   revokedMs: number | null
+  lastUsedMs: number | null
+  replacedBy: string | null
 }
 
 export function KeysPage() {
@@ -86,6 +88,7 @@ export function KeysPage() {
                 <th scope="col">Origins</th>
                 <th scope="col">Created (UTC)</th>
                 <th scope="col">State</th>
+                <th scope="col">Last used (UTC)</th>
                 <th scope="col">
                   <span class="sr-only">Actions</span>
                 </th>
@@ -100,7 +103,14 @@ export function KeysPage() {
                   <td>{k.kind}</td>
                   <td>{k.origins.join(', ') || '–'}</td>
                   <td>{fmtTime(k.createdMs)}</td>
-                  <td>{k.revokedMs ? `revoked ${fmtTime(k.revokedMs)}` : 'active'}</td>
+                  <td>
+                    {k.replacedBy && k.revokedMs
+                      ? `rotated ${fmtTime(k.revokedMs)}, replaced by ${k.replacedBy}`
+                      : k.revokedMs
+                        ? `revoked ${fmtTime(k.revokedMs)}`
+                        : 'active'}
+                  </td>
+                  <td>{k.lastUsedMs ? fmtTime(k.lastUsedMs) : 'never'}</td>
                   <td>
                     {!k.revokedMs && (
                       <span class="actions">

@@ -280,11 +280,12 @@ export function RulesPage() {
                   <td class="num">{r.fraud}</td>
                   <td class="num">{r.legit}</td>
                   <td class="num">
-                    {r.precision === null
+                    {r.precision === null || r.fraud + r.legit === 0
                       ? '–'
                       : `${pct(r.precision)} (${pct(r.precision_low)} – ${pct(r.precision_high)})`}
                   </td>
-                  <td class="num">{pct(r.recall)}</td>
+                  {/* No labelled event fired this code: nothing is known of its recall, not 0 %. */}
+                  <td class="num">{r.fraud + r.legit === 0 ? '–' : pct(r.recall)}</td>
                   <td class="num">{r.suggested_weight ?? '–'}</td>
                 </tr>
               ))}

@@ -83,6 +83,8 @@ export async function tenantKeys(ctx: TenantContext) {
       origins: k.origins ?? [],
       createdMs: k.createdMs,
       revokedMs: k.revokedMs,
+      lastUsedMs: k.lastUsedMs ?? null,
+      replacedBy: k.replacedBy ?? null,
     })),
   }
 }

@@ -1,5 +1,5 @@
 import type { TenantContext } from '../../context.js'
-import { notFound } from '../../errors.js'
+import { badRequest, notFound } from '../../errors.js'
 import type { Check } from '../../scoring/types.js'
 import type { EventFilter, EventRecord } from '../../store/events/events.js'
 import { labelView } from '../network/labels.js'
@@ -27,14 +27,27 @@ export function eventView(e: EventRecord) {
   }
 }
 
-export async function listEvents(ctx: TenantContext, filter: EventFilter) {
-  const { events, total } = await ctx.store.events.list(ctx.tenant.id, filter)
-  const labels = await ctx.store.labels.forEvents(ctx.tenant.id, events)
+/** A page of events; `beforeId` (the `before` cursor) names an event of the tenant to list after. */
+export async function listEvents(
+  ctx: TenantContext,
+  filter: Omit<EventFilter, 'before'> & { beforeId?: string },
+) {
+  const { beforeId, ...rest } = filter
+  let before: EventFilter['before']
+  if (beforeId !== undefined) {
+    const e = await ctx.store.events.get(ctx.tenant.id, beforeId)
+    if (!e) throw badRequest('query.before names no event of this tenant')
+    before = { id: e.id, createdMs: e.createdMs }
+  }
+  const page = await ctx.store.events.list(ctx.tenant.id, before ? { ...rest, before } : rest)
+  const labels = await ctx.store.labels.forEvents(ctx.tenant.id, page.events)
   return {
-    events: events.map((e) => ({ ...eventView(e), labels: (labels.get(e.id) ?? []).map(labelView) })),
-    total,
+    events: page.events.map((e) => ({ ...eventView(e), labels: (labels.get(e.id) ?? []).map(labelView) })),
+    total: page.total,
     limit: filter.limit,
     offset: filter.offset,
+    totalCapped: page.totalCapped,
+    searchedTo: page.searchedTo,
   }
 }
 

@@ -9,8 +9,8 @@ import type { BeaconObservation } from '../../store/devices/beacons.js'
 import type { EventAttributes } from '../../store/events/scored-event.js'
 import type { ListKey } from '../../store/rules/lists.js'
 import type { StoredConfig } from '../../store/rules/tenant-config.js'
-import { bindBeacon, mergeDeviceFlags } from '../devices/beacon.js'
-import { type DeviceResolution, resolveDevice } from '../devices/device.js'
+import { beaconSession, bindBeacon, mergeDeviceFlags } from '../devices/beacon.js'
+import { type DeviceResolution, resolveDevice, TIMELINE_WINDOW_MS } from '../devices/device.js'
 import { beaconTls } from '../devices/ja4-signatures.js'
 import { effectiveOf, scoringConfig } from '../rules/compile.js'
 import { gatherNetwork } from './network-signals.js'
@@ -113,7 +113,8 @@ export async function prepareEvent(
   }
   const zone = present(body.timezone)
   const now = ctx.clock.now()
-  const [matches, stored, device, network, beacon] = await Promise.all([
+  const visitId = present(body.visit_id)
+  const [matches, stored, device, network, beacon, session] = await Promise.all([
     ctx.store.lists.match(ctx.tenant.id, listKeys, now, ip?.rangeKeys ?? undefined),
     storedConfig ? Promise.resolve(storedConfig) : ctx.store.config.cached(ctx.tenant.id),
     resolveDevice(ctx, {
@@ -124,9 +125,10 @@ export async function prepareEvent(
       standardized: body.device?.is_font_standardized === true,
     }),
     gatherNetwork(ctx, attributes, now),
-    bindBeacon(ctx, { deviceId, ip: rawIp, visitId: present(body.visit_id) }, now),
+    bindBeacon(ctx, { deviceId, ip: rawIp, visitId }, now),
+    beaconSession(ctx, { deviceId, visitId }, now - TIMELINE_WINDOW_MS),
   ])
-  if (device.observed) attributes.device = device
+  if (device.observed) attributes.device = session ? { ...device, beaconSession: session } : device
   // Hashed attributes are replaced by their keyed hash here, before anything records or evaluates them.
   const tenantId = ctx.tenant.id
   const declared = tenantAttributes(body.attributes, stored.overrides.attributes, (v) =>

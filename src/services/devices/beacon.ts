@@ -79,6 +79,8 @@ export async function recordBeacon(
     tenantId: ctx.tenant.id,
     deviceId: body.device_id,
     visitId,
+    // A watch beacon joins the session of the watch's first visit; any other beacon opens its own.
+    sessionId: body.watch_of ?? visitId,
     createdMs: now,
     ipHash: ip ? ctx.hasher.entity('ip', ip.ip) : null,
     netHash: ip ? networkHash(ctx, ip) : null,
@@ -120,6 +122,21 @@ export async function bindBeacon(
   const from = { ipHash: ctx.hasher.entity('ip', ip.ip), netHash: networkHash(ctx, ip) }
   const since = now - BEACON_JOIN_WINDOW_MS
   return (await ctx.store.beacons.forScore(ctx.tenant.id, score.deviceId, since, from, score.visitId)) ?? null
+}
+
+/**
+ * The watch session whose beacons a score's device timeline reads: the session of the visit the score
+ * names (`visit_id`), of this tenant and fingerprint, within the timeline window. Unlike the bound
+ * beacon it does not need the score's network: a VPN switched on mid-session is what it is for. A
+ * score without `visit_id` reads no beacon points.
+ */
+export async function beaconSession(
+  ctx: TenantContext,
+  score: { deviceId: string | null; visitId: string | null },
+  sinceMs: number,
+): Promise<string | null> {
+  if (score.deviceId === null || score.visitId === null) return null
+  return ctx.store.beacons.sessionOf(ctx.tenant.id, score.deviceId, score.visitId, sinceMs)
 }
 
 /** A finding is `true`, except for `ua_consistent`, where the finding is `false`. */

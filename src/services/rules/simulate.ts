@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { TenantContext } from '../../context.js'
 import { badRequest } from '../../errors.js'
@@ -12,13 +13,19 @@ import { type ConfigPatch, mergedConfig } from './tenant-config.js'
 
 export const SIMULATE_DEFAULT_EVENTS = 10_000
 export const SIMULATE_MAX_EVENTS = 100_000
-/** Events read per query: memory and the synchronous read of one page stay small. */
-const PAGE = 500
 /**
- * Events decided between two turns of the event loop: each takes tens of microseconds, so no other
- * request waits more than a few milliseconds behind a simulation (issue 26: 20 ms at most).
+ * Events read per query: memory and the read of one page stay small (on SQLite a read holds the event
+ * loop: 500 rows with their recorded inputs measured 13-18 ms on a loaded machine).
+ */
+const PAGE = 200
+/**
+ * Events decided between two turns of the event loop at most: each takes tens of microseconds idle,
+ * but a busy machine stretched 50 of them to 12-46 ms, so the loop also yields once SIMULATE_SLICE_MS
+ * have passed since its last turn. Goal: no other request waits more than about 20 ms behind a
+ * simulation (issue 26; measured by bench/heavy-fairness.ts).
  */
 export const SIMULATE_YIELD_EVERY = 50
+export const SIMULATE_SLICE_MS = 5
 
 export type SimulateRequest = ConfigPatch & { limit?: number; since_ms?: number; until_ms?: number }
 
@@ -117,14 +124,31 @@ async function simulate(ctx: TenantContext, req: SimulateRequest, pageSize: numb
   let changed = 0
   let skipped = 0
   let beforeMs = untilMs
+  // A turn of the event loop between every read and after every slice of work: on SQLite a read runs
+  // on the loop, and consecutive awaits of settled promises would otherwise run as one stretch.
+  let sliceStart = performance.now()
+  const turn = async () => {
+    await nextTurn()
+    sliceStart = performance.now()
+  }
   while (events + skipped < limit) {
     const rows = await ctx.store.decisions.page(tenantId, sinceMs, beforeMs, pageSize)
     if (rows.length === 0) break
+    await turn()
     const oldest = rows[rows.length - 1]!.createdMs
-    // A full page may end inside a millisecond (a batch shares one): take that millisecond whole.
+    // A full page may end inside a millisecond (a batch shares one): take that millisecond whole, its
+    // ids first and its rows a page at a time, so no read holds more than a page of recorded inputs.
     const page = rows.length < pageSize ? rows : rows.filter((r) => r.createdMs > oldest)
-    if (rows.length === pageSize) page.push(...(await ctx.store.decisions.at(tenantId, oldest)))
+    if (rows.length === pageSize) {
+      const ids = await ctx.store.decisions.idsAt(tenantId, oldest)
+      for (let i = 0; i < ids.length; i += pageSize) {
+        await turn()
+        page.push(...(await ctx.store.decisions.byIds(tenantId, oldest, ids.slice(i, i + pageSize))))
+      }
+      await turn()
+    }
     const outcomes = await ctx.store.decisions.outcomes(tenantId, oldest, rows[0]!.createdMs)
+    await turn()
     for (const r of page) {
       if (events + skipped >= limit) break
       if (r.inputs === null) {
@@ -145,15 +169,14 @@ async function simulate(ctx: TenantContext, req: SimulateRequest, pageSize: numb
         for (const id of decided.shadow ?? []) fired.set(id, (fired.get(id) ?? 0) + 1)
       }
       events++
-      if (events % SIMULATE_YIELD_EVERY === 0) await nextTurn()
+      if (events % SIMULATE_YIELD_EVERY === 0 || performance.now() - sliceStart >= SIMULATE_SLICE_MS)
+        await turn()
       transitions[before][after]++
       if (before !== after) changed++
       const outcome = outcomes.get(r.id)
       if (outcome) labelled.push({ before, after, outcome })
     }
     beforeMs = oldest
-    // Let other requests in between pages.
-    await nextTurn()
   }
   const fraud = labelled.filter((l) => l.outcome === 'fraud').length
   const side = (s: 'before' | 'after') => ({

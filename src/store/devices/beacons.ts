@@ -8,6 +8,8 @@ export interface BeaconObservation {
   /** The fingerprint hash the page computed (the `device_id` callers pass to /v1/score). */
   deviceId: string
   visitId: string
+  /** The watch session: the first visit's id for a watch beacon (`watch_of`), else the beacon's own. */
+  sessionId: string
   createdMs: number
   /** Keyed hash of the client IP; the raw address is never stored. */
   ipHash: string | null
@@ -28,6 +30,7 @@ interface Row {
   tenant_id: string
   device_id: string
   visit_id: string
+  session_id: string | null
   created_ms: number
   ip_hash: string | null
   net_hash: string | null
@@ -40,15 +43,16 @@ interface Row {
 }
 
 const COLS =
-  'tenant_id, device_id, visit_id, created_ms, ip_hash, net_hash, connection_type, os, browser, mobile, flags, ja4'
+  'tenant_id, device_id, visit_id, session_id, created_ms, ip_hash, net_hash, connection_type, os, browser, mobile, flags, ja4'
 
 function* insert(o: BeaconObservation): Work<number> {
   return yield* q.run(
-    `INSERT INTO beacon_observations (${COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO beacon_observations (${COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       o.tenantId,
       o.deviceId,
       o.visitId,
+      o.sessionId,
       o.createdMs,
       o.ipHash,
       o.netHash,
@@ -76,6 +80,21 @@ export class BeaconStore {
       yield* insert(o)
       if (o.ja4) yield* Ja4Store.count(o.tenantId, o.ja4, o.createdMs, o.spoofing)
     })
+  }
+
+  /** The watch session of a visit of this tenant and fingerprint at or after `sinceMs`, if there is one. */
+  async sessionOf(
+    tenantId: string,
+    deviceId: string,
+    visitId: string,
+    sinceMs: number,
+  ): Promise<string | null> {
+    const r = await this.db.get<{ session_id: string | null }>(
+      `SELECT session_id FROM beacon_observations
+        WHERE tenant_id = ? AND device_id = ? AND visit_id = ? AND created_ms >= ?`,
+      [tenantId, deviceId, visitId, sinceMs],
+    )
+    return r?.session_id ?? null
   }
 
   /** The tenant's newest beacon of this fingerprint at or after `sinceMs`, from anywhere (tooling, tests). */
@@ -119,6 +138,7 @@ function toObservation(r: Row | undefined): BeaconObservation | undefined {
     tenantId: r.tenant_id,
     deviceId: r.device_id,
     visitId: r.visit_id,
+    sessionId: r.session_id ?? r.visit_id,
     createdMs: Number(r.created_ms),
     ipHash: r.ip_hash,
     netHash: r.net_hash,

@@ -40,8 +40,11 @@ const EVENT_POINTS = (column: 'token_id' | 'device_id') =>
   `SELECT created_ms, id, 0 AS beacon, ip_hash, connection_type FROM device_observations
     WHERE tenant_id = ? AND ${column} = ? AND created_ms > ?${column === 'device_id' ? ' AND rung <> 3' : ''}
     ORDER BY created_ms DESC, id DESC LIMIT ${TIMELINE_LIMIT}`
+// Only the beacons of the watch session the score named (`beaconSession`): a forged beacon opens a
+// session of its own, which no score of the victim's page names.
 const BEACON_POINTS = `SELECT created_ms, id, 1 AS beacon, ip_hash, connection_type FROM beacon_observations
-    WHERE tenant_id = ? AND device_id = ? AND created_ms > ? ORDER BY created_ms DESC, id DESC LIMIT ${TIMELINE_LIMIT}`
+    WHERE tenant_id = ? AND session_id = ? AND device_id = ? AND created_ms > ?
+    ORDER BY created_ms DESC, id DESC LIMIT ${TIMELINE_LIMIT}`
 const withBeacons = (
   events: string,
 ) => `SELECT created_ms, id, beacon, ip_hash, connection_type FROM (${events}) AS o
@@ -49,7 +52,8 @@ const withBeacons = (
   ORDER BY created_ms DESC, beacon, id DESC`
 const TIMELINE_BY_TOKEN = EVENT_POINTS('token_id')
 const TIMELINE_BY_TOKEN_AND_BEACONS = withBeacons(EVENT_POINTS('token_id'))
-const TIMELINE_BY_FINGERPRINT = withBeacons(EVENT_POINTS('device_id'))
+const TIMELINE_BY_FINGERPRINT = EVENT_POINTS('device_id')
+const TIMELINE_BY_FINGERPRINT_AND_BEACONS = withBeacons(EVENT_POINTS('device_id'))
 
 /**
  * What rung 2 decides on, in one statement: the identity most recently issued to a fingerprint on a
@@ -141,11 +145,12 @@ export class DeviceStore {
     const fingerprint = e.deviceId
     // Rung 2 is reached only with a fingerprint (and an IP); its history is the fingerprint's.
     const byToken = rung !== 2
+    const session = fingerprint === null ? undefined : e.device.beaconSession
     let sql: string | null = null
-    if (rung === 2) sql = TIMELINE_BY_FINGERPRINT
-    else if (rung === 1) sql = fingerprint === null ? TIMELINE_BY_TOKEN : TIMELINE_BY_TOKEN_AND_BEACONS
+    if (rung === 2) sql = session ? TIMELINE_BY_FINGERPRINT_AND_BEACONS : TIMELINE_BY_FINGERPRINT
+    else if (rung === 1) sql = session ? TIMELINE_BY_TOKEN_AND_BEACONS : TIMELINE_BY_TOKEN
     const params: Param[] = [e.tenantId, byToken ? resolvedId : fingerprint, sinceMs]
-    if (fingerprint !== null) params.push(e.tenantId, fingerprint, sinceMs)
+    if (session && fingerprint !== null) params.push(e.tenantId, session, fingerprint, sinceMs)
     const links = linksOf({
       device_id: e.deviceId,
       token_id: resolvedId,

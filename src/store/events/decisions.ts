@@ -88,13 +88,30 @@ export class DecisionStore {
     return rows.map(toDecisionRow)
   }
 
-  /** Every event of one millisecond. */
-  async at(tenantId: string, ms: number): Promise<DecisionRow[]> {
-    const rows = await this.db.all<Row>(
-      `SELECT ${PAGE_COLUMNS} FROM events WHERE tenant_id = ? AND created_ms = ?`,
+  /**
+   * The ids of every event of one millisecond (a batch of up to 1,000 shares one): reading only the id,
+   * the first column, leaves the recorded inputs unread, so the caller can fetch them in pages (`byIds`).
+   */
+  async idsAt(tenantId: string, ms: number): Promise<string[]> {
+    const rows = await this.db.all<{ id: string }>(
+      'SELECT id FROM events WHERE tenant_id = ? AND created_ms = ?',
       [tenantId, ms],
     )
-    return rows.map(toDecisionRow)
+    return rows.map((r) => r.id)
+  }
+
+  /**
+   * These events of the tenant, all of millisecond `ms` (as `idsAt` gave them), in no particular order.
+   * The tenant is checked on the rows: with `tenant_id = ?` in the query SQLite walked a tenant-wide
+   * index instead of the ids' primary key (measured: seconds for a 100,000-event tenant).
+   */
+  async byIds(tenantId: string, ms: number, ids: readonly string[]): Promise<DecisionRow[]> {
+    if (ids.length === 0) return []
+    const rows = await this.db.all<Row & { tenant_id: string }>(
+      `SELECT tenant_id, ${PAGE_COLUMNS} FROM events WHERE id IN (${ids.map(() => '?').join(', ')}) AND created_ms = ?`,
+      [...ids, ms],
+    )
+    return rows.filter((r) => r.tenant_id === tenantId).map(toDecisionRow)
   }
 
   /** The latest label of every labelled event of [sinceMs, untilMs] (fraud and chargeback as fraud). */

@@ -1,94 +1,25 @@
-import { type Db, none, type Param, q, together, type Work } from '../engine/db.js'
+import { type Db, none, q, together, type Work } from '../engine/db.js'
 import { HOUR_MS } from './aggregates.js'
+import { type EventPage, listEventPage } from './event-listing.js'
+import {
+  EVENT_COLUMNS,
+  type EventFilter,
+  type EventRecord,
+  type EventRow,
+  toEventRecord,
+} from './event-row.js'
 import { ACCOUNT_COUNT_CAP, countIpAccounts, recordIpAccount, trimIpAccounts } from './ip-accounts.js'
+import { type ScoredEvent, velocityKey } from './scored-event.js'
 
 /** Earlier events of an account read for takeover: enough to know its devices and countries. */
 const ACCOUNT_HISTORY_CAP = 500
 
-import { type EventAttributes, type ScoredEvent, velocityKey } from './scored-event.js'
-
-/** What is stored of a scored event: hashes and coarse attributes, never a raw email, IP or phone. */
-export interface EventRecord extends Omit<EventAttributes, 'device' | 'ipBlockHash'> {
-  id: string
-  createdMs: number
-  /** The resolved device identity (token identity or fingerprint-derived), when the event carried a device. */
-  resolvedDeviceId: string | null
-  score: number
-  verdict: string
-  reasons: string[]
-  /** Fired checks as JSON (codes, weights, messages, evidence numbers). */
-  checks: string
-}
-
-export interface EventRow {
-  id: string
-  tenant_id: string
-  created_ms: number
-  event: string
-  user_id: string | null
-  device_id: string | null
-  resolved_device_id: string | null
-  email_hash: string | null
-  email_domain: string | null
-  ip_hash: string | null
-  ip_prefix: string | null
-  asn: number | null
-  ip_country: string | null
-  phone_hash: string | null
-  phone_country: string | null
-  score: number
-  verdict: string
-  reasons: string
-  checks: string
-}
-
-export const EVENT_COLUMNS =
-  'id, tenant_id, created_ms, event, user_id, device_id, resolved_device_id, email_hash, email_domain, ip_hash, ip_prefix, asn, ip_country, phone_hash, phone_country, score, verdict, reasons, checks'
-
-export const toEventRecord = (r: EventRow): EventRecord => ({
-  id: r.id,
-  tenantId: r.tenant_id,
-  createdMs: Number(r.created_ms),
-  event: r.event,
-  userId: r.user_id,
-  deviceId: r.device_id,
-  resolvedDeviceId: r.resolved_device_id,
-  emailHash: r.email_hash,
-  emailDomain: r.email_domain,
-  ipHash: r.ip_hash,
-  ipPrefix: r.ip_prefix,
-  asn: r.asn === null ? null : Number(r.asn),
-  ipCountry: r.ip_country,
-  phoneHash: r.phone_hash,
-  phoneCountry: r.phone_country,
-  score: Number(r.score),
-  verdict: r.verdict,
-  reasons: JSON.parse(r.reasons) as string[],
-  checks: r.checks,
-})
-
-export interface EventFilter {
-  limit: number
-  offset: number
-  verdict?: string
-  event?: string
-  /** Substring of a user id or device fingerprint, case-insensitive. */
-  q?: string
-  /** Only events this reason code fired on. */
-  reason?: string
-  /** Only events of exactly this user id. */
-  userId?: string
-  /** Only events created at or after / before these times. */
-  sinceMs?: number
-  untilMs?: number
-}
+export { EVENT_COLUMNS, type EventFilter, type EventRecord, type EventRow, toEventRecord }
 
 const INSERT_EVENT = `INSERT INTO events (${EVENT_COLUMNS}, asn_bad, config_version, rules_version, inputs, shadow_rules, ip_block_hash)
   VALUES (${EVENT_COLUMNS.split(',')
     .map(() => '?')
     .join(', ')}, ?, ?, ?, ?, ?, ?)`
-
-const likeEscape = (s: string) => s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export class EventStore {
   constructor(private readonly db: Db) {}
@@ -208,46 +139,9 @@ export class EventStore {
     return r ? toEventRecord(r) : undefined
   }
 
-  async list(tenantId: string, f: EventFilter): Promise<{ events: EventRecord[]; total: number }> {
-    const where = ['tenant_id = ?']
-    const params: Param[] = [tenantId]
-    if (f.verdict) {
-      where.push('verdict = ?')
-      params.push(f.verdict)
-    }
-    if (f.event) {
-      where.push('event = ?')
-      params.push(f.event)
-    }
-    if (f.reason) {
-      // Reasons are stored as a JSON array of codes; a quoted code matches one element exactly.
-      where.push("reasons LIKE ? ESCAPE '\\'")
-      params.push(`%"${likeEscape(f.reason)}"%`)
-    }
-    if (f.sinceMs !== undefined) {
-      where.push('created_ms >= ?')
-      params.push(f.sinceMs)
-    }
-    if (f.untilMs !== undefined) {
-      where.push('created_ms < ?')
-      params.push(f.untilMs)
-    }
-    if (f.userId !== undefined) {
-      where.push('user_id = ?')
-      params.push(f.userId)
-    }
-    if (f.q) {
-      where.push("(LOWER(user_id) LIKE ? ESCAPE '\\' OR LOWER(device_id) LIKE ? ESCAPE '\\')")
-      const pattern = `%${likeEscape(f.q)}%`
-      params.push(pattern, pattern)
-    }
-    const w = where.join(' AND ')
-    const rows = await this.db.all<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM events WHERE ${w} ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?`,
-      [...params, f.limit, f.offset],
-    )
-    const total = await this.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM events WHERE ${w}`, params)
-    return { events: rows.map(toEventRecord), total: Number(total?.n ?? 0) }
+  /** One page of events, newest first, with a bounded count (store/events/event-listing.ts). */
+  list(tenantId: string, f: EventFilter): Promise<EventPage> {
+    return listEventPage(this.db, tenantId, f)
   }
 
   /**

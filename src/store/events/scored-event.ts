@@ -16,6 +16,11 @@ export interface ObservedDevice {
   knownDevices?: number
   /** Set when the client reported a standardised (privacy-hardened) fingerprint at rung 2. */
   standardized?: true
+  /**
+   * The watch session of the visit the score named (services/devices/beacon.ts `beaconSession`): only its
+   * beacons are timeline points. Absent: the timeline holds scored events only.
+   */
+  beaconSession?: string
 }
 
 /**

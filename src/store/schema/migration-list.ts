@@ -650,4 +650,15 @@ DROP INDEX device_obs_resolved;
 CREATE INDEX device_obs_resolved ON device_observations (tenant_id, resolved_id, created_ms) WHERE resolved_id <> token_id;
 `,
   },
+  {
+    version: 30,
+    name: 'beacon watch sessions',
+    // A watch-mode beacon joins a score's device timeline only through its session: the first visit of
+    // the page, which only the page and the tenant's backend know (docs/security.md). Rows from before
+    // have none and join no timeline; they age out of the 24-hour timeline window.
+    sql: `
+ALTER TABLE beacon_observations ADD COLUMN session_id TEXT;
+CREATE INDEX beacon_obs_session ON beacon_observations (tenant_id, session_id, created_ms);
+`,
+  },
 ]
