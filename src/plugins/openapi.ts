@@ -1,8 +1,8 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
-import { finishDocument } from './openapi-document.js'
 import { VERDICT_ICON_SVG, VERDICT_LOGO_SVG } from '../services/console/brand.js'
+import { finishDocument } from './openapi-document.js'
 
 /**
  * OpenAPI 3.0.3 generated from the route schemas, then finished (plugins/openapi-document.ts): named

@@ -140,20 +140,20 @@ export const EventParams = Strict({ id: Type.String({ maxLength: 64, description
 
 export const EventsPage = Type.Object(
   {
-  events: Type.Array(ListedEvent),
-  total: Type.Integer({ description: 'events matching the filter, counted up to 10,000' }),
-  limit: Type.Integer(),
-  offset: Type.Integer(),
-  totalCapped: Type.Boolean({
-    description:
-      'extension: more events may match than total says (the count stops at 10,000; verdict, event, reason and q search only the newest 2,500 events of the range)',
-  }),
-  searchedTo: Nullable(
-    Type.String({
+    events: Type.Array(ListedEvent),
+    total: Type.Integer({ description: 'events matching the filter, counted up to 10,000' }),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+    totalCapped: Type.Boolean({
       description:
-        'extension: when the search stopped at its 2,500 events, the id of the oldest one it read; pass it as before to search older events. null when the whole range was searched',
+        'extension: more events may match than total says (the count stops at 10,000; verdict, event, reason and q search only the newest 2,500 events of the range)',
     }),
-  ),
+    searchedTo: Nullable(
+      Type.String({
+        description:
+          'extension: when the search stopped at its 2,500 events, the id of the oldest one it read; pass it as before to search older events. null when the whole range was searched',
+      }),
+    ),
   },
   { title: 'EventsPage' },
 )

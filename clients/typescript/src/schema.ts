@@ -982,10 +982,14 @@ export interface components {
         /** EventsPage */
         EventsPage: {
             events: components["schemas"]["Event"][];
-            /** @description events matching the filter */
+            /** @description events matching the filter, counted up to 10,000 */
             total: number;
             limit: number;
             offset: number;
+            /** @description extension: more events may match than total says (the count stops at 10,000; verdict, event, reason and q search only the newest 2,500 events of the range) */
+            totalCapped: boolean;
+            /** @description extension: when the search stopped at its 2,500 events, the id of the oldest one it read; pass it as before to search older events. null when the whole range was searched */
+            searchedTo: string | null;
         };
         /** Label */
         Label: {
@@ -3851,8 +3855,10 @@ export interface operations {
             query?: {
                 /** @description page size, at most 200 (default 50) */
                 limit?: string;
-                /** @description events to skip */
+                /** @description events to skip, at most 1000; page further with `before` */
                 offset?: string;
+                /** @description keyset cursor (extension): an event id; only events listed after it (older, or as old with a smaller id). Pass the last listed id, or searchedTo, to page on */
+                before?: string;
                 /** @description allow, review or block */
                 verdict?: components["schemas"]["Verdict"];
                 /** @description only events with this name */
@@ -3923,7 +3929,9 @@ export interface operations {
                      *       ],
                      *       "total": 1,
                      *       "limit": 1,
-                     *       "offset": 1
+                     *       "offset": 1,
+                     *       "totalCapped": true,
+                     *       "searchedTo": "text"
                      *     }
                      */
                     "application/json": components["schemas"]["EventsPage"];
