@@ -25,7 +25,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('GET /v1/events bounds on %s', (en
       `INSERT INTO events (id, tenant_id, created_ms, event, user_id, score, verdict, reasons, checks, asn_bad)
        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${N})
        SELECT 'ev' || (100000 + i), ?, CAST(? AS BIGINT) + i, 'login', 'u' || (i % 100), 10, 'allow',
-              CASE WHEN i IN (2000, 11000) THEN '["rare_code"]' ELSE '["other_code"]' END, '[]', 0
+              CASE WHEN i IN (2000, 11000) THEN '["abuse_ip"]' ELSE '["geo_mismatch"]' END, '[]', 0
          FROM n`,
       [t.tenantId, t0],
     )
@@ -76,7 +76,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('GET /v1/events bounds on %s', (en
   })
 
   run('searches a reason only in the newest 2,500 events of the range, then on from searchedTo', async () => {
-    const recent = await page('reason=rare_code')
+    const recent = await page('reason=abuse_ip')
     expect(recent.events.map((e) => e.id)).toEqual([id(11_000)])
     expect(recent.total).toBe(1)
     expect(recent.totalCapped).toBe(true)
@@ -87,7 +87,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('GET /v1/events bounds on %s', (en
     const windows: (string | null)[] = []
     let cursor = recent.searchedTo
     while (cursor !== null) {
-      const older = await page(`reason=rare_code&before=${cursor}`)
+      const older = await page(`reason=abuse_ip&before=${cursor}`)
       found.push(...older.events.map((e) => e.id))
       cursor = older.searchedTo
       windows.push(cursor)
@@ -95,7 +95,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('GET /v1/events bounds on %s', (en
     expect(found).toEqual([id(2000)])
     expect(windows).toEqual([id(7001), id(4501), id(2001), null])
     // A time range that fits in the window is searched whole.
-    const ranged = await page(`reason=rare_code&until_ms=${t0 + 2400}`)
+    const ranged = await page(`reason=abuse_ip&until_ms=${t0 + 2400}`)
     expect(ranged.events.map((e) => e.id)).toEqual([id(2000)])
     expect(ranged.searchedTo).toBeNull()
     // q (a LIKE scan) is bounded the same way.
@@ -113,7 +113,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('GET /v1/events bounds on %s', (en
         `INSERT INTO events (id, tenant_id, created_ms, event, user_id, score, verdict, reasons, checks, asn_bad)
        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2610)
        SELECT 'tie' || (100000 + i), ?, CASE WHEN i <= 2600 THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) - i END,
-              'login', 'u', 10, 'allow', '["other_code"]', '[]', 0
+              'login', 'u', 10, 'allow', '["geo_mismatch"]', '[]', 0
          FROM n`,
         [b.tenantId, at, at],
       )
@@ -122,10 +122,10 @@ describe.each<Engine>(['sqlite', 'postgres'])('GET /v1/events bounds on %s', (en
         expect(res.statusCode, res.body).toBe(200)
         return res.json() as { events: { id: string }[]; total: number; searchedTo: string | null }
       }
-      const first = await get('reason=other_code&limit=1')
+      const first = await get('reason=geo_mismatch&limit=1')
       expect(first.total).toBe(2600)
       expect(first.searchedTo).toBe('tie100001')
-      const rest = await get(`reason=other_code&before=${first.searchedTo}`)
+      const rest = await get(`reason=geo_mismatch&before=${first.searchedTo}`)
       expect(rest.total).toBe(10)
       expect(rest.searchedTo).toBeNull()
     },
