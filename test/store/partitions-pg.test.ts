@@ -140,7 +140,9 @@ describe('monthly partitions of the event tables', () => {
       const indexesAfter = await db.all<{ indexname: string }>(
         "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN ('events', 'device_observations', 'lookups') AND indexname NOT LIKE '%pkey' ORDER BY indexname",
       )
-      expect(indexesAfter).toEqual(indexesBefore)
+      // Indexes later migrations add (after the partitioning, migration 11) are left out, as their columns are.
+      const LATER_INDEXES = ['events_shadow']
+      expect(indexesAfter.filter((i) => !LATER_INDEXES.includes(i.indexname))).toEqual(indexesBefore)
       const parts = new PartitionStore(db)
       const names = (await parts.list()).map((p) => p.name)
       for (const t of TABLES) {

@@ -29,6 +29,8 @@ const ids = (json: string | null): string[] => (json ? [...new Set(JSON.parse(js
  */
 /** Edge hours are read this much time at a time. */
 const EDGE_SLICE_MS = 5 * 60_000
+/** Shadow hits and labelled events are read this many rows at a time. */
+const PAGE = 1000
 
 export class RulePerformanceStore {
   constructor(private readonly db: Db) {}
@@ -69,35 +71,60 @@ export class RulePerformanceStore {
 
   /**
    * Events each shadow rule held on: read from the events that recorded a shadow hit (no rollup holds
-   * them: shadow hits are not reasons of the decision).
+   * them: shadow hits are not reasons of the decision), through the partial index of those events
+   * (migration 31), a page at a time with a turn of the event loop between.
    */
   async shadowFired(tenantId: string, sinceMs: number, untilMs: number): Promise<Map<string, number>> {
     const counts = new Map<string, number>()
-    const rows = await this.db.all<{ shadow_rules: string }>(
-      `SELECT shadow_rules FROM events WHERE tenant_id = ? AND created_ms > ? AND created_ms <= ?
-          AND shadow_rules IS NOT NULL`,
-      [tenantId, sinceMs, untilMs],
-    )
-    for (const r of rows) for (const id of ids(r.shadow_rules)) counts.set(id, (counts.get(id) ?? 0) + 1)
-    return counts
+    // Keyset over (created_ms, id) inside (sinceMs, untilMs]: the first page starts past sinceMs.
+    let after: [number, string] = [sinceMs, '']
+    for (;;) {
+      const rows = await this.db.all<{ id: string; created_ms: number; shadow_rules: string }>(
+        `SELECT id, created_ms, shadow_rules FROM events
+          WHERE tenant_id = ? AND shadow_rules IS NOT NULL AND created_ms > ? AND created_ms <= ?
+            AND (created_ms > ? OR (created_ms = ? AND id > ?))
+          ORDER BY created_ms, id LIMIT ${PAGE}`,
+        [tenantId, sinceMs, untilMs, after[0], after[0], after[1]],
+      )
+      for (const r of rows) for (const id of ids(r.shadow_rules)) counts.set(id, (counts.get(id) ?? 0) + 1)
+      if (rows.length < PAGE) return counts
+      const last = rows[rows.length - 1]!
+      after = [Number(last.created_ms), last.id]
+      await nextTurn()
+    }
   }
 
   /**
    * Every event of the window that carries a label, with the latest of its labels (the highest
-   * created_ms, then the highest id): one query, both tables filtered by the tenant.
+   * created_ms, then the highest id): both tables filtered by the tenant, a page of events at a time in
+   * event-id order (the labels index), with a turn of the event loop between pages.
    */
   async labelled(tenantId: string, sinceMs: number, untilMs: number): Promise<LabelledEvent[]> {
-    const rows = await this.db.all<{ reasons: string; shadow_rules: string | null; label: string }>(
-      `SELECT e.reasons AS reasons, e.shadow_rules AS shadow_rules, l.label AS label
-         FROM labels l JOIN events e ON e.id = l.event_id AND e.tenant_id = l.tenant_id
-        WHERE l.tenant_id = ? AND e.tenant_id = ? AND e.created_ms > ? AND e.created_ms <= ?
-          AND ${LATEST_LABEL}`,
-      [tenantId, tenantId, sinceMs, untilMs],
-    )
-    return rows.map((r) => ({
-      reasons: ids(r.reasons),
-      shadow: ids(r.shadow_rules),
-      outcome: r.label === 'legit' ? 'legit' : 'fraud',
-    }))
+    const out: LabelledEvent[] = []
+    let after = ''
+    for (;;) {
+      const rows = await this.db.all<{
+        event_id: string
+        reasons: string
+        shadow_rules: string | null
+        label: string
+      }>(
+        `SELECT l.event_id AS event_id, e.reasons AS reasons, e.shadow_rules AS shadow_rules, l.label AS label
+           FROM labels l JOIN events e ON e.id = l.event_id AND e.tenant_id = l.tenant_id
+          WHERE l.tenant_id = ? AND l.event_id > ? AND e.tenant_id = ? AND e.created_ms > ? AND e.created_ms <= ?
+            AND ${LATEST_LABEL}
+          ORDER BY l.event_id LIMIT ${PAGE}`,
+        [tenantId, after, tenantId, sinceMs, untilMs],
+      )
+      for (const r of rows)
+        out.push({
+          reasons: ids(r.reasons),
+          shadow: ids(r.shadow_rules),
+          outcome: r.label === 'legit' ? 'legit' : 'fraud',
+        })
+      if (rows.length < PAGE) return out
+      after = rows[rows.length - 1]!.event_id
+      await nextTurn()
+    }
   }
 }

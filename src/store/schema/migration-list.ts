@@ -661,4 +661,13 @@ ALTER TABLE beacon_observations ADD COLUMN session_id TEXT;
 CREATE INDEX beacon_obs_session ON beacon_observations (tenant_id, session_id, created_ms);
 `,
   },
+  {
+    version: 31,
+    name: 'events with shadow rule hits',
+    // Rule performance counts shadow hits from the events that recorded one: a partial index holds only
+    // those (few: shadow rules are trials), so the report reads them without scanning the window.
+    sql: `
+CREATE INDEX events_shadow ON events (tenant_id, created_ms, id) WHERE shadow_rules IS NOT NULL;
+`,
+  },
 ]
