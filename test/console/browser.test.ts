@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createConsoleUser, SESSION_IDLE_MS } from '../../src/services/console/console-auth.js'
 import { browserAvailable, launchBrowser } from '../helpers/browser.js'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
-import { CONSOLE_PASSWORD } from '../helpers/console.js'
+import { CONSOLE_PASSWORD, signInPage } from '../helpers/console.js'
 
 /**
  * The console in Debian's Chromium against the real app on a loopback port. Each flow signs in as a
@@ -69,13 +69,7 @@ describe.skipIf(!hasBrowser)('console in a real browser', () => {
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text())
     })
-    await page.goto(`${base}/console/`)
-    await page.getByLabel('Email').fill(email)
-    await page.getByLabel('Password').fill(CONSOLE_PASSWORD)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
-    // The overview's data has arrived: no request of the sign-in is still in flight when a test moves the clock.
-    await page.locator('.tiles').waitFor()
+    await signInPage(page, base, email)
     return { t, page, context }
   }
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createConsoleUser } from '../../src/services/console/console-auth.js'
 import { browserAvailable, launchBrowser } from '../helpers/browser.js'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
-import { CONSOLE_PASSWORD } from '../helpers/console.js'
+import { CONSOLE_PASSWORD, signInPage } from '../helpers/console.js'
 
 /**
  * Console polish (issue 30, item 15) in Chromium, at 360 px and on a desktop: layout facts (bounding
@@ -87,12 +87,7 @@ describe.skipIf(!hasBrowser)('console polish in a real browser', () => {
     await createConsoleUser(h.store, h.clock, { tenantId: t.tenantId, email, password: CONSOLE_PASSWORD })
     const context = await browser.newContext({ viewport })
     const page = await context.newPage()
-    await page.goto(`${base}/console/`)
-    await page.getByLabel('Email').fill(email)
-    await page.getByLabel('Password').fill(CONSOLE_PASSWORD)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
-    await page.locator('.tiles').waitFor()
+    await signInPage(page, base, email)
     return { page, context }
   }
   const go = async (page: Page, hash: string, heading: string | RegExp) => {

@@ -48,3 +48,30 @@ export async function signInAs(h: Harness, email: string, userId = ''): Promise<
   const csrf = res.json().csrfToken as string
   return { email, userId, cookie, csrf, read: { cookie }, write: { cookie, 'x-csrf-token': csrf } }
 }
+
+/** The part of a browser page the console sign-in needs (playwright-core's Page). */
+interface SignInPage {
+  goto(url: string): Promise<unknown>
+  getByLabel(label: string): { fill(value: string): Promise<void> }
+  getByRole(
+    role: 'button' | 'heading',
+    o: { name: string; level?: number },
+  ): {
+    click(): Promise<void>
+    waitFor(): Promise<void>
+  }
+  locator(selector: string): { waitFor(): Promise<void> }
+}
+
+/**
+ * Signs `email` in through the console's own form at `base` and waits for the overview's data, so no
+ * request of the sign-in is still in flight when a test moves the clock.
+ */
+export async function signInPage(page: SignInPage, base: string, email: string): Promise<void> {
+  await page.goto(`${base}/console/`)
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(CONSOLE_PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
+  await page.locator('.tiles').waitFor()
+}
