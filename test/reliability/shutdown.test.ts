@@ -45,7 +45,8 @@ describe('SIGTERM with scores in flight', () => {
     const exited = server.signal('SIGTERM')
     // The listener closes at once: a new connection is refused while the running scores finish.
     // Polled (any HTTP answer, 503 while draining included, means the listener is still open: "not
-    // yet"), within a bound.
+    // yet"; a reset means the connection sat in the accept queue as the listener closed: the next try
+    // is refused), within a bound.
     let late: number | string = 'not tried'
     const refused = await eventually(
       async () => {
@@ -53,7 +54,7 @@ describe('SIGTERM with scores in flight', () => {
           (r) => r.status,
           (e: Error) => (e.cause as { code?: string } | undefined)?.code ?? e.message,
         )
-        return typeof late === 'string'
+        return late === 'ECONNREFUSED'
       },
       5_000,
       10,
