@@ -4,7 +4,8 @@ import { CapabilityReporter } from './test/helpers/capability-reporter.js'
 
 /*
  * Four projects (README, "Test it"):
- * - unit: everything in-process (the app through inject, SQLite, PostgreSQL, Redis), files in parallel;
+ * - unit: everything in-process (the app through inject, SQLite, PostgreSQL, Redis); `npm test` runs two
+ *   files at a time (VITEST_MAX_WORKERS=2), `npm run test:full` one (vitest's default on 2 cores);
  * - fuzz: the property runs; `npm test` runs them short (FUZZ_RUNS), `npm run test:full` at full length;
  * - process: the compiled CLI and server as child processes, clusters, crashes, restarts: one file at a
  *   time, so their timeouts and signals do not compete with each other for the two cores;
