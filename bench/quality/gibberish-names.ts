@@ -3,7 +3,7 @@
  * in Latin letters, how many real people's mailbox names it flags, and how many generated ones it catches.
  */
 import { allFakers } from '@faker-js/faker'
-import { scoreMailbox } from '../../src/intel/email/gibberish.js'
+import { looksGibberish } from '../../src/intel/email/gibberish.js'
 import { machineMailbox } from './attacks.js'
 import { ascii, localPart } from './people.js'
 import { Rng } from './rng.js'
@@ -23,8 +23,6 @@ export interface GibberishMeasure {
   machineFlagged: number
 }
 
-const flagged = (local: string) => scoreMailbox(local).looksGibberish
-
 export function measureGibberish(perLocale: number, seed: number, machine = 20_000): GibberishMeasure {
   const rng = new Rng(seed)
   const locales: LocaleRow[] = []
@@ -41,7 +39,7 @@ export function measureGibberish(perLocale: number, seed: number, machine = 20_0
       if (first.length < 2 || last.length < 2) continue
       const local = localPart(rng, { first, last })
       row.names++
-      if (flagged(local)) {
+      if (looksGibberish(local)) {
         row.flagged++
         if (row.examples.length < 4) row.examples.push(local)
       }
@@ -50,7 +48,7 @@ export function measureGibberish(perLocale: number, seed: number, machine = 20_0
   }
   locales.sort((a, b) => b.flagged / b.names - a.flagged / a.names)
   let machineFlagged = 0
-  for (let i = 0; i < machine; i++) if (flagged(machineMailbox(rng))) machineFlagged++
+  for (let i = 0; i < machine; i++) if (looksGibberish(machineMailbox(rng))) machineFlagged++
   return {
     locales,
     names: locales.reduce((s, r) => s + r.names, 0),
