@@ -93,10 +93,13 @@ function* scoreAndRecord(
       : none(null),
     accountHistory(ctx, a, now),
   )
-  // Counted attributes (a tenant declares at most 5) are read after, one statement each.
-  const counts: Record<string, AttributeCounts> = {}
-  for (const c of p.counted)
-    counts[c.key] = yield* ctx.store.attributeCounts.read(a.tenantId, c.key, c.valueHash, a.userId, now)
+  // Counted attributes (a tenant declares at most 5): their reads are one more batch.
+  const read = yield* together<AttributeCounts[]>(
+    ...p.counted.map((c) => ctx.store.attributeCounts.read(a.tenantId, c.key, c.valueHash, a.userId, now)),
+  )
+  const counts: Record<string, AttributeCounts> = Object.fromEntries(
+    p.counted.map((c, i) => [c.key, read[i]!]),
+  )
   const input: EngineInput = {
     config: p.config,
     lists: p.lists,
@@ -133,6 +136,8 @@ function* scoreAndRecord(
     emitDecision(ctx, event),
     dev ? dev.write : none(),
   )
+  // One at a time, in declaration order: rows other nodes may upsert too must lock in a fixed order
+  // (PostgreSQL does not promise the order of a batched statement's parts).
   for (const c of p.counted)
     yield* ctx.store.attributeCounts.record(a.tenantId, c.key, c.valueHash, a.userId, now)
   counters.add(event)
