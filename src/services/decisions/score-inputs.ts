@@ -120,7 +120,7 @@ export async function prepareEvent(
   const zone = present(body.timezone)
   const now = ctx.clock.now()
   const visitId = present(body.visit_id)
-  const [matches, stored, network, rates, [unrated, beacon, session]] = await Promise.all([
+  const [matches, stored, network, rates, [resolved, beacon, session]] = await Promise.all([
     ctx.store.lists.match(ctx.tenant.id, listKeys, now, ip?.rangeKeys ?? undefined),
     storedConfig ? Promise.resolve(storedConfig) : ctx.store.config.cached(ctx.tenant.id),
     gatherNetwork(ctx, attributes, now),
@@ -144,7 +144,7 @@ export async function prepareEvent(
       ),
     ),
   ])
-  const device = withCollisionRisk(unrated, rates)
+  const device = withCollisionRisk(resolved, rates)
   if (device.observed) attributes.device = session ? { ...device, beaconSession: session } : device
   // Hashed attributes are replaced by their keyed hash here, before anything records or evaluates them.
   const tenantId = ctx.tenant.id

@@ -76,9 +76,6 @@ function mayInherit(
   return accounts.ownAccount || !accounts.anyAccount
 }
 
-/** A resolution before its collision risk is known (`withCollisionRisk` adds it). */
-export type UnratedResolution = Omit<DeviceResolution, 'collisionRisk' | 'riskMeasured'>
-
 /**
  * Rung 1 when a valid token of this tenant is replayed; else rung 2 when both a fingerprint and an IP
  * came, resolving to the identity most recently issued to that fingerprint on that network prefix (read in
@@ -99,7 +96,7 @@ export function* resolveDevice(
     standardized?: boolean
   },
   now: number,
-): Work<UnratedResolution> {
+): Work<DeviceResolution> {
   let rung: 1 | 2 | 3 = 3
   let tokenRejected: TokenRejection | null = null
   let identity: string | null = null
@@ -134,13 +131,18 @@ export function* resolveDevice(
     ...(knownDevices === undefined ? {} : { knownDevices }),
     userId: input.userId ?? null,
     ...(input.standardized ? { standardized: true } : {}),
+    // Set by withCollisionRisk once the measured rates are at hand.
+    collisionRisk: 0,
+    riskMeasured: false,
   }
 }
 
-/** The resolution with the collision risk of its rung and platform (`rates`: the measured rates in memory). */
-export function withCollisionRisk(d: UnratedResolution, rates: Map<string, CollisionRate>): DeviceResolution {
+/** Sets the collision risk of the resolution's rung and platform (`rates`: the measured rates in memory). */
+export function withCollisionRisk(d: DeviceResolution, rates: Map<string, CollisionRate>): DeviceResolution {
   const { risk, measured } = collisionRiskFor(rates, d.rung, d.platform)
-  return { ...d, collisionRisk: risk, riskMeasured: measured }
+  d.collisionRisk = risk
+  d.riskMeasured = measured
+  return d
 }
 
 /**
