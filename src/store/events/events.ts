@@ -101,11 +101,12 @@ export class EventStore {
   }
 
   /**
-   * An account's earlier allowed events (its oldest ACCOUNT_HISTORY_CAP of them): how many, the oldest
-   * time, and whether the fingerprint / resolved device and the IP country given appeared among them.
-   * Only an allowed event vouches for its device and country: a takeover's first login must not make the
+   * An account's earlier allowed events (up to ACCOUNT_HISTORY_CAP of them): how many, the oldest time,
+   * and whether the fingerprint / resolved device and the IP country given appeared among them. Only an
+   * allowed event vouches for its device and country: a takeover's first login must not make the
    * attacker's device and country "known" for the checkout that follows. One range of the user index,
-   * which carries every column read here (migration 32): no table row is fetched.
+   * which carries every column read here (migration 32), so no table row is fetched; the range is in
+   * time order, so the cap keeps the oldest events, and no ORDER BY asks for a sort past the cap.
    */
   *accountHistory(
     tenantId: string,
@@ -118,8 +119,7 @@ export class EventStore {
               MAX(CASE WHEN device_id = ? OR resolved_device_id = ? THEN 1 ELSE 0 END) AS dev,
               MAX(CASE WHEN ip_country = ? THEN 1 ELSE 0 END) AS ctry
          FROM (SELECT created_ms, device_id, resolved_device_id, ip_country FROM events
-                WHERE tenant_id = ? AND user_id = ? AND verdict = 'allow'
-                ORDER BY created_ms LIMIT ${ACCOUNT_HISTORY_CAP}) AS earlier`,
+                WHERE tenant_id = ? AND user_id = ? AND verdict = 'allow' LIMIT ${ACCOUNT_HISTORY_CAP}) AS earlier`,
       [device.fingerprint ?? '', device.resolvedId ?? '', country ?? '', tenantId, userId],
     )
     return {
