@@ -17,9 +17,9 @@ import { ATTACKS } from './attacks.js'
 import { LEGIT, registry } from './legit.js'
 import {
   ACCESS,
+  CLOUDFLARE_NOT_RELAY,
   HOSTING_ASNS,
   Networks,
-  RELAY_ASNS,
   VPN_OWN_ASNS,
   VPN_RENTED_ASNS,
   ZSCALER_ASNS,
@@ -72,9 +72,14 @@ export async function simulate(o: SimulateOptions): Promise<Scored[]> {
       ...VPN_OWN_ASNS,
       ...VPN_RENTED_ASNS,
       ...ZSCALER_ASNS,
-      RELAY_ASNS.akamai,
-      RELAY_ASNS.cloudflare,
     ]
+    // Relay users no longer draw from all of Cloudflare: the rest of it must stay hosting, or attacks
+    // through WARP or Workers would pass as relay users, which no population here would show.
+    for (const ip of CLOUDFLARE_NOT_RELAY) {
+      const r = intel.ip.lookup(ip)
+      if (!r?.isDatacenter || r.isPrivacyRelay)
+        throw new Error(`${ip} (Cloudflare, not relay) must stay hosting`)
+    }
     const planned = generate(o.seed, o.events, new Networks(intel.ip, asns))
     const app = await buildApp({ store, clock, hasher: new Hasher('quality-bench-secret'), intel })
     try {
