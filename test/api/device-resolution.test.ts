@@ -270,6 +270,16 @@ describe.each<Engine>(['sqlite', 'postgres'])('device resolution on %s', (engine
       weight: 40,
       evidence: { accounts: 4, accounts_same_mailbox: 4 },
     })
+    // The decision replays from its recorded input, the mailbox count included.
+    for (const b of [alias.signup, alias.checkout]) {
+      const replay = await h.app.inject({
+        method: 'POST',
+        url: '/v1/replay',
+        headers: t.headers,
+        payload: { event_id: (b as unknown as { event_id: string }).event_id },
+      })
+      expect(replay.json()).toMatchObject({ identical: true })
+    }
     // The mailbox's accounts on another fingerprint are not this device's.
     const elsewhere = await score({
       event: 'signup',
