@@ -55,6 +55,8 @@ export interface SimulateOptions {
   progress?: (done: number, total: number) => void
   /** Tenant configuration to apply before the run (PUT /v1/config body). */
   config?: Record<string, unknown>
+  /** Keep what was sent and the response's device profile and checks on each scored event (for --json). */
+  detail?: boolean
 }
 
 export async function simulate(o: SimulateOptions): Promise<Scored[]> {
@@ -107,6 +109,8 @@ export async function simulate(o: SimulateOptions): Promise<Scored[]> {
           verdict: Scored['verdict']
           reasons: string[]
           device_token?: string
+          device?: Record<string, unknown>
+          checks?: unknown[]
         }
         if (e.device && body.device_token) e.device.token = body.device_token
         out.push({
@@ -117,6 +121,15 @@ export async function simulate(o: SimulateOptions): Promise<Scored[]> {
           score: body.score,
           verdict: body.verdict,
           reasons: body.reasons,
+          ...(o.detail
+            ? {
+                detail: {
+                  sent: { ...row, device_token: row['device_token'] === undefined ? undefined : true },
+                  device: body.device,
+                  checks: body.checks,
+                },
+              }
+            : {}),
         })
         if (o.progress && (i + 1) % 2000 === 0) o.progress(i + 1, planned.length)
       }
