@@ -3,14 +3,18 @@ import { defineConfig } from 'vitest/config'
 import { CapabilityReporter } from './test/helpers/capability-reporter.js'
 
 /*
- * Four projects (README, "Test it"):
+ * Five projects (README, "Test it"):
  * - unit: everything in-process (the app through inject, SQLite, PostgreSQL, Redis); `npm test` runs two
- *   files at a time (VITEST_MAX_WORKERS=2), `npm run test:full` one (vitest's default on 2 cores);
+ *   files at a time (VITEST_MAX_WORKERS=2), `npm run test:full` one (vitest's default on 2 cores). Files
+ *   share their worker's module graph (isolate: false): the source, the reference data and the compiled
+ *   route schemas load once per worker instead of once per file, which was half the run. So a file must
+ *   leave no state behind in modules (each builds its own app and store); files that mock a module run
+ *   isolated in unit-mocking;
  * - fuzz: the property runs; `npm test` runs them short (FUZZ_RUNS), `npm run test:full` at full length;
  * - process: the compiled CLI and server as child processes, clusters, crashes, restarts: one file at a
  *   time, so their timeouts and signals do not compete with each other for the two cores;
  * - browser: chromium driving the beacon and the console, one file at a time.
- * `npm test` runs unit and fuzz; `npm run test:full` (CI) runs all four, process and browser after the rest.
+ * `npm test` runs unit, unit-mocking and fuzz; `npm run test:full` (CI) runs all five, process and browser after the rest.
  */
 const PROCESS = [
   'test/cli*.test.ts',
@@ -35,6 +39,8 @@ const BROWSER = [
   'test/tls/beacon-https.test.ts',
 ]
 const FUZZ = ['test/fuzz/**/*.test.ts']
+// Files that mock a module (vi.mock): they need a module graph of their own, so they run isolated.
+const MOCKING = ['test/security/sign-in-race.test.ts']
 
 // One id per run: the PostgreSQL copies a run creates are named after it and dropped by its teardown
 // (test/helpers/pg.ts). Workers get it, and the capability reporter's directory, through `env`.
@@ -53,9 +59,15 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...PROCESS, ...BROWSER, ...FUZZ] },
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...PROCESS, ...BROWSER, ...FUZZ, ...MOCKING],
+          isolate: false,
+        },
       },
-      { extends: true, test: { name: 'fuzz', include: FUZZ } },
+      { extends: true, test: { name: 'unit-mocking', include: MOCKING } },
+      { extends: true, test: { name: 'fuzz', include: FUZZ, isolate: false } },
       {
         extends: true,
         test: { name: 'process', include: PROCESS, fileParallelism: false, sequence: { groupOrder: 1 } },

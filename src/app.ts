@@ -61,6 +61,8 @@ export interface AppOptions extends ServiceOptions {
   /** Default: VERDICT_BODY_LIMIT_BYTES's default. */
   bodyLimitBytes?: number
   logger?: FastifyServerOptions['logger']
+  /** Compilers shared with other apps of this process (plugins/schema-compilers.ts); default: the app's own. */
+  schemaCompilers?: NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
   /** Metrics, probes and traces (src/observability/, docs/operations.md). */
   observability?: {
     metrics?: Metrics | undefined
@@ -89,6 +91,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
       plugins: [addIpFormat],
     },
     schemaErrorFormatter: formatValidation,
+    ...(opts.schemaCompilers ? { schemaController: { compilersFactory: opts.schemaCompilers } } : {}),
     requestIdHeader: false,
     genReqId: requestIdOf,
     frameworkErrors: answerFrameworkError,

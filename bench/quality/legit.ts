@@ -1,5 +1,5 @@
 /** The legitimate populations: each function adds one customer (or one group of them) to the world. */
-import { RELAY_ASNS, VPN_OWN_ASNS, VPN_RENTED_ASNS, ZSCALER_ASNS } from './networks.js'
+import { RELAY_PREFIXES, VPN_OWN_ASNS, VPN_RENTED_ASNS, ZSCALER_ASNS } from './networks.js'
 import { type Country, localPart, type Name, nameIn, pickCountry, relayAddress } from './people.js'
 import {
   commonIphone,
@@ -297,13 +297,15 @@ export function vpnUser(w: World): void {
 export function icloudRelay(w: World): void {
   const p = newPerson(w)
   const device = personalDevice(w, p.zone, w.rng.chance(0.7) ? 'iphone' : 'mac')
-  const asn = w.rng.chance(0.5) ? RELAY_ASNS.akamai : RELAY_ASNS.cloudflare
-  const pop = asn === RELAY_ASNS.akamai ? 'icloud_relay_akamai' : 'icloud_relay_cloudflare'
+  const akamai = w.rng.chance(0.5)
+  const blocks = akamai ? RELAY_PREFIXES.akamai : RELAY_PREFIXES.cloudflare
+  const pop = akamai ? 'icloud_relay_akamai' : 'icloud_relay_cloudflare'
+  // Apple hands out an egress of the user's region; elsewhere only when its list has none there.
   const egress = (): string => {
     try {
-      return w.nets.v4Addr(w.rng, [asn], 'any', p.country.code)
+      return w.nets.v4InRanges(w.rng, blocks, 'any', p.country.code)
     } catch {
-      return w.nets.v4Addr(w.rng, [asn], 'any')
+      return w.nets.v4InRanges(w.rng, blocks, 'any')
     }
   }
   simple(w, pop, p, device, egress, w.rng.between(2, 6))

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { asnPackageDir } from '../../src/intel/ip/asn.js'
 import type { IpIntel, IpIntelResult } from '../../src/intel/ip/index.js'
+import { RELAY_EGRESS } from '../../src/intel/ip/relay-egress.js'
 import type { Rng } from './rng.js'
 
 /** Consumer (fixed line) and mobile access networks per country, checked against the ASN data. */
@@ -44,12 +45,38 @@ export const VPN_OWN_ASNS = [39351, 209103, 397540]
 /** Hosting networks consumer VPNs rent exits in (NordVPN, Surfshark, ... on M247, Datacamp, PacketHub). */
 export const VPN_RENTED_ASNS = [9009, 60068, 212238, 136787]
 export const ZSCALER_ASNS = [22616, 53813, 62044]
-/** iCloud Private Relay egress: Akamai's dedicated relay AS and Cloudflare. */
-export const RELAY_ASNS = { akamai: 36183, cloudflare: 13335 }
+/**
+ * iCloud Private Relay egress of Akamai and Cloudflare: the IPv4 blocks of Apple's published egress
+ * list (the service's bundled table, src/intel/ip/relay-egress.ts), not all of the operators' ASes.
+ * Cloudflare's other addresses (WARP, Workers, its CDN) are no relay.
+ */
+export const RELAY_PREFIXES = {
+  akamai: relayV4('Akamai'),
+  cloudflare: relayV4('Cloudflare'),
+}
+
+/**
+ * Cloudflare addresses that are not relay egress and must stay hosting: WARP egress seen in use
+ * (IPv4 and IPv6) and the shared address Workers' cross-zone subrequests come from.
+ */
+export const CLOUDFLARE_NOT_RELAY = [
+  '104.28.207.215',
+  '104.28.227.185',
+  '2a09:bac1:76c0:540::281:54',
+  '2a06:98c0:3600::103',
+]
 
 interface Range4 {
   start: number
   size: number
+}
+
+function relayV4(operator: string): Range4[] {
+  const blocks = RELAY_EGRESS.find((b) => b.operator === operator)!.prefixes.filter((p) => !p.includes(':'))
+  return blocks.map((p) => {
+    const [addr, len] = p.split('/') as [string, string]
+    return { start: ip4ToNum(addr), size: 2 ** (32 - Number(len)) }
+  })
 }
 interface Range6 {
   /** First four 16-bit groups of the range start (the /64). */
@@ -142,6 +169,29 @@ export class Networks {
       if (this.ok(this.intel.lookup(ip), want, country)) return ip
     }
     throw new Error(`no ${want} IPv4 address in AS${asns.join('/')}${country ? ` in ${country}` : ''}`)
+  }
+
+  /**
+   * A random IPv4 address inside `ranges` (given blocks rather than an AS), classified as `want` (and in
+   * `country` when given). Blocks are weighted by size.
+   */
+  v4InRanges(rng: Rng, ranges: readonly Range4[], want: Want, country?: string): string {
+    const total = ranges.reduce((n, r) => n + r.size, 0)
+    for (let attempt = 0; attempt < 2000; attempt++) {
+      let at = rng.int(total)
+      let r = ranges[0]!
+      for (const x of ranges) {
+        if (at < x.size) {
+          r = x
+          break
+        }
+        at -= x.size
+      }
+      const ip = numToIp4(r.start + 1 + rng.int(r.size - 2))
+      if (ip.endsWith('.0') || ip.endsWith('.255')) continue
+      if (this.ok(this.intel.lookup(ip), want, country)) return ip
+    }
+    throw new Error(`no ${want} IPv4 address in the given blocks${country ? ` in ${country}` : ''}`)
   }
 
   /** A /64 of one of `asns` (as its first four groups), classified as `want`; null when none exists. */

@@ -28,6 +28,7 @@ const t0 = performance.now()
 const scored = await simulate({
   seed,
   events,
+  detail: values.json !== undefined,
   progress: (done, total) =>
     process.stderr.write(
       `scored ${done} / ${total} events (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`,

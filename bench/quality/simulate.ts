@@ -17,9 +17,9 @@ import { ATTACKS } from './attacks.js'
 import { LEGIT, registry } from './legit.js'
 import {
   ACCESS,
+  CLOUDFLARE_NOT_RELAY,
   HOSTING_ASNS,
   Networks,
-  RELAY_ASNS,
   VPN_OWN_ASNS,
   VPN_RENTED_ASNS,
   ZSCALER_ASNS,
@@ -55,6 +55,8 @@ export interface SimulateOptions {
   progress?: (done: number, total: number) => void
   /** Tenant configuration to apply before the run (PUT /v1/config body). */
   config?: Record<string, unknown>
+  /** Keep what was sent and the response's device profile and checks on each scored event (for --json). */
+  detail?: boolean
 }
 
 export async function simulate(o: SimulateOptions): Promise<Scored[]> {
@@ -72,9 +74,14 @@ export async function simulate(o: SimulateOptions): Promise<Scored[]> {
       ...VPN_OWN_ASNS,
       ...VPN_RENTED_ASNS,
       ...ZSCALER_ASNS,
-      RELAY_ASNS.akamai,
-      RELAY_ASNS.cloudflare,
     ]
+    // Relay users no longer draw from all of Cloudflare: the rest of it must stay hosting, or attacks
+    // through WARP or Workers would pass as relay users, which no population here would show.
+    for (const ip of CLOUDFLARE_NOT_RELAY) {
+      const r = intel.ip.lookup(ip)
+      if (!r?.isDatacenter || r.isPrivacyRelay)
+        throw new Error(`${ip} (Cloudflare, not relay) must stay hosting`)
+    }
     const planned = generate(o.seed, o.events, new Networks(intel.ip, asns))
     const app = await buildApp({ store, clock, hasher: new Hasher('quality-bench-secret'), intel })
     try {
@@ -102,6 +109,8 @@ export async function simulate(o: SimulateOptions): Promise<Scored[]> {
           verdict: Scored['verdict']
           reasons: string[]
           device_token?: string
+          device?: Record<string, unknown>
+          checks?: unknown[]
         }
         if (e.device && body.device_token) e.device.token = body.device_token
         out.push({
@@ -112,6 +121,15 @@ export async function simulate(o: SimulateOptions): Promise<Scored[]> {
           score: body.score,
           verdict: body.verdict,
           reasons: body.reasons,
+          ...(o.detail
+            ? {
+                detail: {
+                  sent: { ...row, device_token: row['device_token'] === undefined ? undefined : true },
+                  device: body.device,
+                  checks: body.checks,
+                },
+              }
+            : {}),
         })
         if (o.progress && (i + 1) % 2000 === 0) o.progress(i + 1, planned.length)
       }

@@ -31,6 +31,7 @@ function recordDevice(d: DeviceHistory): DeviceHistory {
     rung: d.rung,
     accounts: d.accounts,
     accountsSameNetwork: d.accountsSameNetwork,
+    ...(d.accountsSameMailbox === undefined ? {} : { accountsSameMailbox: d.accountsSameMailbox }),
     recentEvents: d.recentEvents,
     current: point(d.current),
     // The rules read only the current session: points before its first gap can never fire anything.

@@ -93,6 +93,11 @@ export interface DeviceHistory {
   accounts: number
   /** Accounts on this fingerprint and this network prefix, including this one. */
   accountsSameNetwork: number
+  /**
+   * Accounts on this fingerprint that share the event's canonical mailbox, including this one; set when
+   * there are 2 or more (they count undivided, docs/device-identity.md).
+   */
+  accountsSameMailbox?: number
   /** Events on the resolved device in the velocity window, including this one. */
   recentEvents: number
   /** This event's point. */

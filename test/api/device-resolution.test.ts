@@ -186,4 +186,108 @@ describe.each<Engine>(['sqlite', 'postgres'])('device resolution on %s', (engine
     expect(third.device).toMatchObject({ account_count: 12, account_count_same_network: 3 })
     expect(reuse(third)).toMatchObject({ weight: 25 })
   })
+
+  // Issue 27: one person's accounts made with aliases of one mailbox on a fingerprint known to collide
+  // count undivided, at rung 2 and at rung 1 (the promo abuser who clears the cookie between signups).
+  run("a colliding fingerprint's accounts on one mailbox count undivided", async () => {
+    await setup()
+    const reuse = (b: Body) =>
+      (
+        b as unknown as { checks: { reason: string; weight: number; evidence: Record<string, unknown> }[] }
+      ).checks.find((c) => c.reason === 'device_reuse')
+    /** Two strangers replay their own tokens with `fp`: it is known to collide (2 known devices). */
+    const strangers = async (fp: string, net: number) => {
+      for (let i = 0; i < 2; i++) {
+        const ip = `79.${net}.${i}.1`
+        const user = `${fp}-s${i}`
+        const first = await score({ device_id: fp, user_id: user, ip, email: `${user}@example.org` })
+        await score({
+          device_id: fp,
+          user_id: user,
+          ip,
+          email: `${user}@example.org`,
+          device_token: first.device_token,
+        })
+      }
+    }
+    /** Four signups without the cookie on one home network, then the fourth account's checkout with its token. */
+    const signups = async (fp: string, net: number, emails: string[]) => {
+      let last: Body | null = null
+      for (const [i, email] of emails.entries()) {
+        h.clock.advance(60_000)
+        last = await score({
+          event: 'signup',
+          device_id: fp,
+          user_id: `${fp}-a${i}`,
+          ip: `79.${net}.9.${i + 1}`,
+          email,
+        })
+      }
+      h.clock.advance(60_000)
+      const checkout = await score({
+        event: 'checkout',
+        device_id: fp,
+        user_id: `${fp}-a${emails.length - 1}`,
+        ip: `79.${net}.9.9`,
+        email: emails[emails.length - 1],
+        device_token: last!.device_token,
+      })
+      return { signup: last!, checkout }
+    }
+    // Different mailboxes: 6 accounts over 2 known devices count 3, low tier, corroborated by the 4
+    // accounts on the network: 25. The checkout's token carries its own account only: nothing.
+    await strangers('fp-other', 208)
+    const other = await signups('fp-other', 208, [
+      'ann@example.org',
+      'bob@example.org',
+      'cy@example.org',
+      'di@example.org',
+    ])
+    expect(other.signup.device).toMatchObject({
+      resolution_rung: 2,
+      account_count: 6,
+      account_count_same_network: 4,
+    })
+    expect(reuse(other.signup)).toMatchObject({ weight: 25, evidence: { accounts: 3 } })
+    expect(reuse(other.signup)?.evidence).not.toHaveProperty('accounts_same_mailbox')
+    expect(other.checkout.device).toMatchObject({ resolution_rung: 1 })
+    expect(reuse(other.checkout)).toBeUndefined()
+    // Aliases of one Gmail mailbox: the 4 accounts on it count undivided, medium tier: 30 + 10.
+    await strangers('fp-alias', 209)
+    const alias = await signups('fp-alias', 209, [
+      'john.smith@gmail.com',
+      'johnsmith+1@gmail.com',
+      'j.ohn.smith@googlemail.com',
+      'johnsmith+deal@gmail.com',
+    ])
+    expect(alias.signup.device).toMatchObject({ resolution_rung: 2, account_count: 6 })
+    expect(reuse(alias.signup)).toMatchObject({
+      weight: 40,
+      evidence: { accounts: 4, accounts_same_mailbox: 4 },
+    })
+    expect(alias.checkout.device).toMatchObject({ resolution_rung: 1 })
+    expect(reuse(alias.checkout)).toMatchObject({
+      weight: 40,
+      evidence: { accounts: 4, accounts_same_mailbox: 4 },
+    })
+    // The decision replays from its recorded input, the mailbox count included.
+    for (const b of [alias.signup, alias.checkout]) {
+      const replay = await h.app.inject({
+        method: 'POST',
+        url: '/v1/replay',
+        headers: t.headers,
+        payload: { event_id: (b as unknown as { event_id: string }).event_id },
+      })
+      expect(replay.json()).toMatchObject({ identical: true })
+    }
+    // The mailbox's accounts on another fingerprint are not this device's.
+    const elsewhere = await score({
+      event: 'signup',
+      device_id: 'fp-laptop',
+      user_id: 'fp-alias-a9',
+      ip: '79.210.0.1',
+      email: 'johnsmith+9@gmail.com',
+    })
+    expect(reuse(elsewhere)).toBeUndefined()
+  })
 })

@@ -3,11 +3,14 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { RULES_VERSION } from '../../src/scoring/recorded.js'
 import type { Decision } from '../../src/services/decisions/replay.js'
 import { packJson, unpackJson } from '../../src/store/events/compact-json.js'
+import { FUZZ_RUNS } from '../fuzz/harness.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
 
 const hasPg = await pgAvailable()
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123)
+/** Events of the replay property run: 2,000 at full fuzz length (test:full), 600 in `npm test`'s short runs. */
+const EVENTS = FUZZ_RUNS >= 2000 ? 2000 : 600
 
 /** Addresses the bundled data classes differently: residential, datacenter, Tor, VPN, relay. */
 const IPS = [
@@ -252,7 +255,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('config versions and replay on %s'
   )
 
   run(
-    'replays every one of 2,000 random events identically, through config changes and list entries',
+    `replays every one of ${EVENTS} random events identically, through config changes and list entries`,
     async () => {
       await setup()
       const plan = fc.sample(fc.tuple(fc.array(event, { minLength: 1, maxLength: 30 }), step), {
@@ -264,7 +267,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('config versions and replay on %s'
       const verdicts = new Set<string>()
       const reasons = new Set<string>()
       for (const [rows, s] of plan) {
-        if (ids.length >= 2000) break
+        if (ids.length >= EVENTS) break
         const res =
           rows.length === 1
             ? await inject('POST', '/v1/score', rows[0])
@@ -282,7 +285,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('config versions and replay on %s'
           await inject('POST', '/v1/lists', { list: 'block', type: 'user', value: s.block })
         else expect((await inject('PUT', '/v1/config', s)).statusCode).toBe(200)
       }
-      expect(ids.length).toBeGreaterThanOrEqual(2000)
+      expect(ids.length).toBeGreaterThanOrEqual(EVENTS)
       // The stream reached the rules the record trims and renames, and every verdict.
       expect([...verdicts].sort()).toEqual(['allow', 'block', 'review'])
       for (const code of [

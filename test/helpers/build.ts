@@ -5,6 +5,7 @@ import { type AppOptions, buildApp } from '../../src/app.js'
 import { envDefault } from '../../src/config/schema.js'
 import type { AppServices } from '../../src/context.js'
 import { backgroundJobs, Scheduler } from '../../src/jobs/index.js'
+import { sharedSchemaCompilers } from '../../src/plugins/schema-compilers.js'
 import type { App } from '../../src/routes/types.js'
 import { createTenant, type NewTenant } from '../../src/services/access/tenants.js'
 import { AsnRates } from '../../src/services/network/asn-rates.js'
@@ -16,6 +17,9 @@ import { testIntel } from './intel.js'
 import { createDatabase } from './pg.js'
 
 export type Engine = 'sqlite' | 'postgres'
+
+/** One set of schema compilers for every app this test process builds: each route compiles once. */
+const schemaCompilers = sharedSchemaCompilers()
 
 /**
  * The scrypt cost of console passwords in the harness: real scrypt at 2^12 instead of 2^17, so the
@@ -110,6 +114,7 @@ export async function build(
     clock,
     hasher,
     passwordCost: TEST_PASSWORD_COST,
+    schemaCompilers,
     ...appOptions,
     intel,
     asnRates,

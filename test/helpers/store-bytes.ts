@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import pg from 'pg'
 import type { Engine, Harness } from './build.js'
+import { PG_URL } from './pg.js'
 
 /**
  * The bytes of every file that holds the store: SQLite's files, or each relation's file (tables,
@@ -20,7 +22,15 @@ export async function storeBytes(
         .map((f) => readFileSync(join(h.dir, f))),
     )
   }
-  await h.store.db.run('CHECKPOINT')
+  // On a connection of its own without the store's statement timeout: a checkpoint of a server that other
+  // tests keep busy (they create databases, each of which checkpoints) can take longer than a statement may.
+  const admin = new pg.Client({ connectionString: PG_URL })
+  await admin.connect()
+  try {
+    await admin.query('CHECKPOINT')
+  } finally {
+    await admin.end()
+  }
   const except = options.exceptTables ?? []
   const rels = await h.store.db.all<{ path: string; owner: string }>(
     `SELECT pg_relation_filepath(c.oid) AS path,

@@ -55,4 +55,31 @@ describe('password hashing cost', () => {
     // Already at the current cost: not rewritten again.
     expect(await storedHash(email)).toBe(rehashed)
   })
+
+  it("rehashes to the server's own cost, not to the default, and leaves a hash of that cost alone", async () => {
+    const other = await build({ passwordCost: { N: 4096, r: 8, p: 1 } })
+    try {
+      const t = await other.tenant()
+      const email = 'own-cost@example.com'
+      const own = await hashPassword(PASSWORD, { N: 4096, r: 8, p: 1 })
+      await other.store.console.createUser(
+        { id: 'usr_own', tenantId: t.tenantId, email, createdMs: other.clock.now() },
+        own,
+      )
+      const signIn = () =>
+        other.app.inject({
+          method: 'POST',
+          url: '/console/api/sign-in',
+          payload: { email, password: PASSWORD },
+        })
+      expect((await signIn()).statusCode).toBe(200)
+      expect((await other.store.console.usersByEmail(email))[0]?.passwordHash).toBe(own)
+      await other.store.console.setPasswordHash('usr_own', oldHash(PASSWORD))
+      expect((await signIn()).statusCode).toBe(200)
+      const rehashed = (await other.store.console.usersByEmail(email))[0]?.passwordHash
+      expect(rehashed?.split('$').slice(0, 4)).toEqual(['scrypt', '4096', '8', '1'])
+    } finally {
+      await other.close()
+    }
+  })
 })

@@ -94,10 +94,14 @@ function rawExchange(port: number, bytes: Buffer, closeAfterSend = false): Promi
   })
 }
 
+const HELLO_DEADLINE_MS = 1_500
+
 describe('TLS termination with JA4 capture', () => {
   let server: TlsApp
   beforeAll(async () => {
-    server = await startTlsApp(cert.credentials, { helloTimeoutMs: 100 })
+    // A deadline far above the slow relay's drip (a few bytes per timer tick, ~100 ticks) however loaded
+    // the machine; the stalled hello is held past it.
+    server = await startTlsApp(cert.credentials, { helloTimeoutMs: HELLO_DEADLINE_MS })
   })
   afterAll(() => server?.close())
 
@@ -128,7 +132,7 @@ describe('TLS termination with JA4 capture', () => {
   })
 
   it('goes on without a JA4 when the hello stalls past the deadline', async () => {
-    const relay = await slowRelay(server.port, 64, { after: 64, ms: 400 })
+    const relay = await slowRelay(server.port, 64, { after: 64, ms: HELLO_DEADLINE_MS + 1_000 })
     try {
       expect(await get(relay.port, '/')).toBe('none')
     } finally {

@@ -37,7 +37,9 @@ const HOSTING: ReadonlyArray<readonly [string, readonly number[]]> = [
   ['Leaseweb', [60781, 16265, 28753, 30633, 59253, 7203, 19148, 395954]],
   ['M247', [9009]],
   ['DataCamp (CDN77)', [60068, 212238]],
-  ['Cloudflare', [13335, 209242]],
+  // AS132892 announces only parts of Cloudflare's published proxy ranges; Workers' cross-zone
+  // subrequests come from one of its addresses (2a06:98c0:3600::103), so it must read as hosting.
+  ['Cloudflare', [13335, 209242, 132892]],
   ['Fastly', [54113]],
   ['Gcore', [199524]],
   ['Zenlayer', [21859]],

@@ -5,6 +5,7 @@ import { AsnTable } from './asn.js'
 import { classifyDatacenter } from './datacenter.js'
 import { GeoDb } from './geo.js'
 import { type IpVersion, parseIp } from './normalize.js'
+import { RELAY_EGRESS, RELAY_EGRESS_DATE, RELAY_EGRESS_SET } from './relay-egress.js'
 import { VPN_OPERATOR_NETWORKS, vpnOperatorOf } from './vpn-operators.js'
 
 export interface IpIntelResult {
@@ -31,8 +32,9 @@ export interface IpIntelResult {
   /**
    * Whether the list behind each signal is loaded. When false the matching `is*` flag is false only
    * because nothing is known, not because the address was checked and found clean. `vpn` is also true
-   * for an address in a network of the built-in VPN operator table (a definite answer for that
-   * address); the table is partial, so it does not make `vpn` known for other addresses.
+   * for an address in a network of the built-in VPN operator table, and `relay` for an address in the
+   * built-in relay egress table (a definite answer for that address); the tables are partial, so they
+   * do not make `vpn` or `relay` known for other addresses.
    */
   known: { tor: boolean; vpn: boolean; proxy: boolean; relay: boolean }
 }
@@ -107,7 +109,9 @@ class LocalIpIntel implements IpIntel {
     const org = as?.org ?? null
     const { country, city } = this.geo.lookup(ip)
 
-    const isPrivacyRelay = f.relay?.ranges?.has(ip) ?? false
+    // The built-in egress table (relay-egress.ts) answers on a fresh install; a loaded feed adds to it.
+    const relayBuiltIn = RELAY_EGRESS_SET.has(ip)
+    const isPrivacyRelay = relayBuiltIn || (f.relay?.ranges?.has(ip) ?? false)
     const isTor = f.tor?.ranges?.has(ip) ?? false
     const vpnRange = f.vpn?.ranges?.match(ip)
     const vpnAsn = asn === null ? undefined : f['vpn-asn']?.asns?.get(asn)
@@ -142,7 +146,7 @@ class LocalIpIntel implements IpIntel {
         tor: known.tor,
         vpn: known.vpn || vpnOwn !== undefined,
         proxy: known.proxy,
-        relay: known.relay,
+        relay: known.relay || relayBuiltIn,
       },
     }
   }
@@ -191,6 +195,18 @@ class LocalIpIntel implements IpIntel {
         attribution: null,
         attributionUrl: null,
         source: null,
+        loaded: true,
+      },
+      {
+        // Committed table of iCloud Private Relay egress blocks (src/intel/ip/relay-egress.ts).
+        name: 'relay-egress',
+        kind: 'curated',
+        dataDate: RELAY_EGRESS_DATE,
+        entries: RELAY_EGRESS.reduce((n, o) => n + o.prefixes.length, 0),
+        licence: null,
+        attribution: null,
+        attributionUrl: null,
+        source: 'https://mask-api.icloud.com/egress-ip-ranges.csv',
         loaded: true,
       },
     ]

@@ -36,6 +36,7 @@ export const deviceReuse: CheckFamily = (input) => {
       evidence: {
         accounts: n,
         accounts_same_network: d.accountsSameNetwork,
+        ...(d.accountsSameMailbox === undefined ? {} : { accounts_same_mailbox: d.accountsSameMailbox }),
         tier,
         threshold,
         corroborated,

@@ -288,9 +288,9 @@ export async function signIn(
       )
     user = matched[0]!
     await attempt.succeeded()
-    // The password is known only now: a hash of an older, lower cost is replaced by today's.
-    if (needsRehash(user.passwordHash))
-      await deps.store.console.setPasswordHash(user.id, await hashPassword(password))
+    // The password is known only now: a hash of another cost is replaced by the one this server uses.
+    if (needsRehash(user.passwordHash, cost))
+      await deps.store.console.setPasswordHash(user.id, await hashPassword(password, cost))
   } finally {
     attempt.end()
   }

@@ -16,7 +16,7 @@ import { mapLimit } from '../../util/pool.js'
 import { uuidv7 } from '../../util/uuid.js'
 import { consumeQuota } from '../access/quota.js'
 import { assertQuotaFits } from '../access/quota-check.js'
-import { deviceHistory, linkWithinBatch } from '../devices/device.js'
+import { deviceHistory, linkWithinBatch, withMailboxAccounts } from '../devices/device.js'
 import { type Idem, NO_IDEM } from '../runtime/idempotency.js'
 import { emit } from '../webhooks/events.js'
 import { deviceProfile } from './device-profile.js'
@@ -85,15 +85,18 @@ function* scoreAndRecord(
   const a = p.attributes
   const ipKey = velocityKey(a)
   // The event's reads do not depend on each other: one batch (one statement on PostgreSQL).
-  const [, ipAccounts, dev, mailboxAccounts, account] = yield* together(
+  // A fingerprint linked at rung 1 or 2 also counts its accounts on the event's mailbox (device reuse).
+  const linkedFingerprint = a.device && a.device.rung !== 3 ? a.deviceId : null
+  const [, ipAccounts, dev, mailbox, account] = yield* together(
     first,
     ipKey ? ctx.store.events.ipAccounts(a.tenantId, ipKey, now - VELOCITY_WINDOW_MS, a.userId) : none(null),
     deviceHistory(ctx, a, now),
     a.emailHash && a.userId
-      ? ctx.store.events.mailboxAccounts(a.tenantId, a.emailHash, a.userId)
+      ? ctx.store.events.mailboxAccounts(a.tenantId, a.emailHash, a.userId, linkedFingerprint)
       : none(null),
     accountHistory(ctx, a, now),
   )
+  const mailboxAccounts = mailbox?.accounts ?? null
   // Counted attributes (a tenant declares at most 5): their reads are one more batch.
   const read = yield* together<AttributeCounts[]>(
     ...p.counted.map((c) => ctx.store.attributeCounts.read(a.tenantId, c.key, c.valueHash, a.userId, now)),
@@ -112,7 +115,7 @@ function* scoreAndRecord(
     timezone: p.timezone,
     history: {
       ipAccounts,
-      device: dev?.history ?? null,
+      device: dev ? withMailboxAccounts(dev.history, mailbox?.onFingerprint ?? null) : null,
       mailboxAccounts,
       account,
       ...(p.counted.length > 0 ? { attributes: counts } : {}),

@@ -241,6 +241,18 @@ export function* deviceHistory(
   return { history, rows, write }
 }
 
+/**
+ * The accounts one person made with aliases of one mailbox on a device of this fingerprint count as one
+ * device's, undivided, at rungs 1 and 2: strangers with identical devices do not share an inbox, and a
+ * device that lost its cookie between signups (a new token per account) is still the device that made
+ * them. `sameMailbox` is the event's mailbox's accounts on the fingerprint, this one included (null
+ * without a mailbox, an account or a linked fingerprint). Corroboration is left as it was.
+ */
+export function withMailboxAccounts(h: DeviceHistory, sameMailbox: number | null): DeviceHistory {
+  if (sameMailbox === null || sameMailbox < 2 || h.rung === 3) return h
+  return { ...h, accounts: Math.max(h.accounts, sameMailbox), accountsSameMailbox: sameMailbox }
+}
+
 export interface CollisionMeasurement {
   rates: CollisionRate[]
   /** Fingerprints in the whole sample, measured or not. */

@@ -88,16 +88,38 @@ export class EventStore {
    * whether or not it was seen before, up to ACCOUNT_COUNT_CAP: one range of the email index, which
    * carries the account (migration 29), read in account order and stopped at the cap, so the table is
    * not read and a very active mailbox costs no more than ACCOUNT_COUNT_CAP distinct accounts.
+   *
+   * With a `fingerprint` (an event linked at rung 1 or 2), also how many of those accounts the
+   * fingerprint has been seen with (its `fa` device links, one primary-key probe per account), this one
+   * included: the accounts one person made with aliases of one mailbox on a device of that fingerprint
+   * (docs/device-identity.md). Null without a fingerprint.
    */
-  *mailboxAccounts(tenantId: string, emailHash: string, userId: string): Work<number> {
-    const r = yield* q.get<{ n: number; seen: number | null }>(
-      `SELECT COUNT(*) AS n, MAX(CASE WHEN user_id = ? THEN 1 ELSE 0 END) AS seen FROM (
-         SELECT DISTINCT user_id FROM events WHERE tenant_id = ? AND email_hash = ? AND user_id IS NOT NULL
-          LIMIT ${ACCOUNT_COUNT_CAP}) AS accounts`,
-      [userId, tenantId, emailHash],
+  *mailboxAccounts(
+    tenantId: string,
+    emailHash: string,
+    userId: string,
+    fingerprint: string | null = null,
+  ): Work<{ accounts: number; onFingerprint: number | null }> {
+    const onFp = (member: string) =>
+      `EXISTS (SELECT 1 FROM device_links l WHERE l.tenant_id = ? AND l.kind = 'fa' AND l.key = ? AND l.member = ${member})`
+    const r = yield* q.get<{ n: number; seen: number | null; on_fp: number | null }>(
+      fingerprint === null
+        ? `SELECT COUNT(*) AS n, MAX(CASE WHEN user_id = ? THEN 1 ELSE 0 END) AS seen, NULL AS on_fp FROM (
+             SELECT DISTINCT user_id FROM events WHERE tenant_id = ? AND email_hash = ? AND user_id IS NOT NULL
+              LIMIT ${ACCOUNT_COUNT_CAP}) AS accounts`
+        : `SELECT COUNT(*) AS n, MAX(CASE WHEN user_id = ? THEN 1 ELSE 0 END) AS seen,
+                  SUM(CASE WHEN user_id <> ? AND ${onFp('accounts.user_id')} THEN 1 ELSE 0 END) AS on_fp FROM (
+             SELECT DISTINCT user_id FROM events WHERE tenant_id = ? AND email_hash = ? AND user_id IS NOT NULL
+              LIMIT ${ACCOUNT_COUNT_CAP}) AS accounts`,
+      fingerprint === null
+        ? [userId, tenantId, emailHash]
+        : [userId, userId, tenantId, fingerprint, tenantId, emailHash],
     )
     const n = Number(r?.n ?? 0)
-    return Math.min(ACCOUNT_COUNT_CAP, Number(r?.seen ?? 0) === 1 ? n : n + 1)
+    const accounts = Math.min(ACCOUNT_COUNT_CAP, Number(r?.seen ?? 0) === 1 ? n : n + 1)
+    // This event links its own account to the fingerprint, so it counts whatever was recorded before.
+    const onFingerprint = fingerprint === null ? null : Math.min(ACCOUNT_COUNT_CAP, Number(r?.on_fp ?? 0) + 1)
+    return { accounts, onFingerprint }
   }
 
   /**

@@ -93,6 +93,7 @@ describe('IpIntel with no feeds loaded', () => {
       'geo-country',
       'geo-city',
       'vpn-operators',
+      'relay-egress',
       'tor',
       'relay',
       'vpn',
@@ -185,8 +186,8 @@ describe('IpIntel with feeds', () => {
       isPrivacyRelay: true,
       isDatacenter: false,
     })
-    // The neighbouring non-relay Cloudflare address is still hosting.
-    expect(intel.lookup('104.28.37.48')).toMatchObject({
+    // A Cloudflare address in neither the feed nor the built-in table (a WARP egress) is still hosting.
+    expect(intel.lookup('104.28.207.215')).toMatchObject({
       isPrivacyRelay: false,
       isDatacenter: true,
       isVpn: false,
