@@ -88,6 +88,17 @@ export const SHAPES: readonly (readonly string[])[] = [
   ['asn', 'fraud_rate', 'events', 'threshold'],
   ['is_headless'],
   ['is_vpn_active'],
+  // 44-45: the device history and device reuse evidence with the accounts sharing the event's mailbox
+  ['rung', 'accounts', 'accountsSameNetwork', 'accountsSameMailbox', 'recentEvents', 'current', 'timeline'],
+  [
+    'accounts',
+    'accounts_same_network',
+    'accounts_same_mailbox',
+    'tier',
+    'threshold',
+    'corroborated',
+    'resolution_rung',
+  ],
 ]
 
 /** Candidate shapes by their first key. */
