@@ -22,7 +22,7 @@ export interface ProfileResult {
 
 const labels = new Map<string, string>()
 /** Statement texts are constants: each is shortened once (a regex per call would show in the profile). */
-function label(sql: string): string {
+export function label(sql: string): string {
   let l = labels.get(sql)
   if (l === undefined) {
     l = sql.replace(/\s+/g, ' ').trim().slice(0, 90)
@@ -33,7 +33,7 @@ function label(sql: string): string {
 
 const batchLabels = new Map<string, string>()
 /** A batch (one statement on PostgreSQL) is named by the tables its parts read or write. */
-function sqlOf(op: Op | BatchOp): string {
+export function sqlOf(op: Op | BatchOp): string {
   if (op.kind !== 'batch') return op.sql
   const key = op.ops.map((o) => o.sql).join('\u0002')
   let l = batchLabels.get(key)

@@ -88,7 +88,7 @@ export class Store {
     this.decisions = new DecisionStore(db)
     this.console = new ConsoleStore(db)
     this.consoleReads = new ConsoleReads(db)
-    this.webhookEndpoints = new WebhookEndpointStore(db)
+    this.webhookEndpoints = new WebhookEndpointStore(db, inv)
     this.webhookOutbox = new WebhookOutbox(db)
   }
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { unpackJson } from '../../src/store/events/compact-json.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
 
@@ -35,7 +36,8 @@ describe.each<Engine>(['sqlite', 'postgres'])('hashed and counted attributes on 
   /** The counts recorded with the event (its engine input), as rules saw them. */
   const countsOf = async (eventId: string) => {
     const row = await h.store.db.get<{ inputs: string }>('SELECT inputs FROM events WHERE id = ?', [eventId])
-    return JSON.parse(row!.inputs).history.attributes
+    return unpackJson<{ history: { attributes: Record<string, Record<string, number>> } }>(row!.inputs)
+      .history.attributes
   }
 
   run('declares attributes in the config as a new version; GET shows them; {} removes them', async () => {

@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { RULES_VERSION } from '../../src/scoring/recorded.js'
 import type { Decision } from '../../src/services/decisions/replay.js'
+import { packJson, unpackJson } from '../../src/store/events/compact-json.js'
 import { FUZZ_RUNS } from '../fuzz/harness.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
@@ -222,9 +223,9 @@ describe.each<Engine>(['sqlite', 'postgres'])('config versions and replay on %s'
         'SELECT checks FROM events WHERE tenant_id = ? AND id = ?',
         [t.tenantId, c.id],
       )
-      const checks = JSON.parse(row!.checks) as { message: string }[]
+      const checks = unpackJson<{ message: string }[]>(row!.checks)
       checks[0]!.message = `${checks[0]!.message} (worded differently)`
-      await set(c.id, 'checks = ?', JSON.stringify(checks))
+      await set(c.id, 'checks = ?', packJson(checks))
       const checkDiff = (await replay(c.id)).json()
       expect(checkDiff).toMatchObject({ identical: false, recorded: c.decision, replayed: c.decision })
 
@@ -234,8 +235,10 @@ describe.each<Engine>(['sqlite', 'postgres'])('config versions and replay on %s'
         'SELECT inputs FROM events WHERE tenant_id = ? AND id = ?',
         [t.tenantId, d.id],
       )
-      expect(inputs!.inputs).toContain('"isDisposable":true')
-      await set(d.id, 'inputs = ?', inputs!.inputs.replaceAll('"isDisposable":true', '"isDisposable":false'))
+      const recorded = unpackJson<{ email: { isDisposable: boolean } }>(inputs!.inputs)
+      expect(recorded.email.isDisposable).toBe(true)
+      recorded.email.isDisposable = false
+      await set(d.id, 'inputs = ?', packJson(recorded))
       const inputDiff = (await replay(d.id)).json()
       expect(inputDiff).toMatchObject({ identical: false, recorded: d.decision })
       expect(inputDiff.replayed.reasons).not.toContain('disposable_email')

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { unpackJson } from '../../src/store/events/compact-json.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
 
@@ -34,7 +35,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('IP velocity after erasure on %s',
       'SELECT inputs FROM events WHERE tenant_id = ? AND id = ?',
       [t.tenantId, eventId],
     )
-    return (JSON.parse(row!.inputs) as { history: { ipAccounts: number } }).history.ipAccounts
+    return unpackJson<{ history: { ipAccounts: number } }>(row!.inputs).history.ipAccounts
   }
   const pairs = async () =>
     (

@@ -68,6 +68,8 @@ describe.skipIf(!ready)('two verdict nodes on one PostgreSQL and one Redis', () 
       VERDICT_LEASE_TTL_MS: String(LEASE_MS),
       // The tests poll the keyless /v1/health many times a second; the keyless limit is not what they test.
       VERDICT_KEYLESS_RATE_LIMIT: '100000',
+      // The webhook test's endpoint is a closed loopback port: nothing is ever delivered there.
+      VERDICT_WEBHOOK_ALLOW_PRIVATE: '1',
       LOG_LEVEL: 'info',
     }
     ;[a, b] = await Promise.all([start(), start()])
@@ -126,6 +128,44 @@ describe.skipIf(!ready)('two verdict nodes on one PostgreSQL and one Redis', () 
       1000,
       async () => (await post(b, '/v1/score', owner as string, event)).body['verdict'] === 'block',
     )
+  })
+
+  it('an endpoint subscribed on A gets the decisions scored on B; disabled on A, B queues none', async () => {
+    const { apiKey } = cli('tenants', 'create', '--name', 'subscriptions')
+    const key = apiKey as string
+    await post(a, '/v1/lists', key, { list: 'block', type: 'user', value: 'u-hooked' })
+    const block = async (n: Node) => {
+      const r = await post(n, '/v1/score', key, { event: 'login', user_id: 'u-hooked' })
+      expect(r.body['verdict']).toBe('block')
+    }
+    // B has read the tenant's subscriptions (none) and keeps them in memory.
+    await block(b)
+    const created = await post(a, '/v1/webhooks', key, {
+      url: 'https://127.0.0.1:9/hook',
+      events: ['decision.block'],
+    })
+    expect(created.status).toBe(200)
+    const id = created.body['id'] as string
+    const deliveries = async () =>
+      ((await (await get(a, `/v1/webhooks/${id}/deliveries`, key)).json()) as { total: number }).total
+    // Once A's change reaches B (NOTIFY at COMMIT), every decision B scores is queued for the endpoint.
+    await within(1000, async () => {
+      await block(b)
+      return (await deliveries()) > 0
+    })
+    const seen = await deliveries()
+    await block(b)
+    await block(a)
+    expect(await deliveries()).toBe(seen + 2)
+    const disabled = await fetch(`${a.url}/v1/webhooks/${id}`, {
+      method: 'PATCH',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled: false }),
+    })
+    expect(disabled.status).toBe(200)
+    const before = await deliveries()
+    await block(b)
+    expect(await deliveries()).toBe(before)
   })
 
   it('failed console sign-ins are counted across both nodes: the sixth wrong password is refused on either', async () => {

@@ -1,4 +1,5 @@
 import { REASONS } from '../../src/scoring/reasons.js'
+import { unpackJson } from '../../src/store/events/compact-json.js'
 
 /**
  * Brute-force recounts over raw rows, written independently of the store's aggregate code: the
@@ -51,7 +52,7 @@ export interface EventRow {
   /** IPv6: its /64's hash, what velocity counts under (null for IPv4). */
   ip_block_hash: string | null
   user_id: string | null
-  /** The recorded engine input (JSON): holds the IP account count the event was scored with. */
+  /** The recorded engine input (compact JSON): holds the IP account count the event was scored with. */
   inputs: string | null
 }
 
@@ -171,7 +172,7 @@ const NOT_CORE = new Set(
 )
 export function coreScore(checks: string): number {
   let s = 0
-  for (const c of JSON.parse(checks) as { reason: string; weight: number }[]) {
+  for (const c of unpackJson<{ reason: string; weight: number }[]>(checks)) {
     if (NOT_CORE.has(c.reason)) continue
     s += c.weight
   }

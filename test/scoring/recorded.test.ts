@@ -5,6 +5,7 @@ import { score } from '../../src/scoring/engine.js'
 import { type RecordedInput, recordInput, replayInput } from '../../src/scoring/recorded.js'
 import { effectiveConfig } from '../../src/scoring/tenant-config.js'
 import type { DevicePoint, EngineInput } from '../../src/scoring/types.js'
+import { jsonText, packJson, unpackJson } from '../../src/store/events/compact-json.js'
 import { input } from './fixtures.js'
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123)
@@ -139,8 +140,8 @@ const engineInput: fc.Arbitrary<EngineInput> = fc
   })
   .map((r) => input(r))
 
-/** Through storage: the recorded input is kept as JSON text. */
-const stored = (i: EngineInput) => JSON.parse(JSON.stringify(recordInput(i))) as RecordedInput
+/** Through storage: the recorded input is kept in the compact JSON form of the event row. */
+const stored = (i: EngineInput) => unpackJson<RecordedInput>(packJson(recordInput(i)))
 
 describe('recorded engine inputs', () => {
   it('decide again exactly as the original input did, under the same config', () => {
@@ -150,6 +151,8 @@ describe('recorded engine inputs', () => {
         const original = score(i)
         const replayed = score(replayInput(stored(i), i.config))
         expect(JSON.stringify(replayed)).toBe(JSON.stringify(original))
+        // The checks read back from their compact form as the text replay compares with.
+        expect(jsonText(packJson(original.checks))).toBe(JSON.stringify(original.checks))
         if (
           original.reasons.some((r) => r === 'device_ip_hopping' || r === 'vpn_drop' || r === 'ip_cloaking')
         )

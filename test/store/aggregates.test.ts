@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { unpackJson } from '../../src/store/events/compact-json.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
 import {
@@ -183,7 +184,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('maintained aggregates on %s again
     ordered.forEach((e, k) => {
       if (e.ip_hash === null) return
       const want = ipAccountsRecount(ordered, k)
-      const got = (JSON.parse(e.inputs!) as { history: { ipAccounts: number } }).history.ipAccounts
+      const got = unpackJson<{ history: { ipAccounts: number } }>(e.inputs!).history.ipAccounts
       if (got !== want) wrong.push(`${e.id}: got ${got} want ${want}`)
       checked++
       if (want > 2) shared++
@@ -209,7 +210,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('maintained aggregates on %s again
       let shared = 0
       for (const s of scored) {
         const e = byId.get(s.eventId)!
-        const got = (JSON.parse(e.inputs) as { history: { mailboxAccounts: number | null } }).history
+        const got = unpackJson<{ history: { mailboxAccounts: number | null } }>(e.inputs).history
           .mailboxAccounts
         if (e.email_hash === null || e.user_id === null) {
           if (got !== null) wrong.push(`${e.id}: got ${got} want null`)

@@ -114,6 +114,55 @@ describe.each(['sqlite', 'postgres'] as const)('webhooks on %s', (engine: Engine
   )
 
   it.skipIf(skip)(
+    'a decision is queued exactly while an enabled endpoint subscribes to it, through every change of the endpoints',
+    async () => {
+      const entry = (
+        await api('POST', '/v1/lists', { list: 'block', type: 'user', value: 'sub-user' })
+      ).json()
+      const block = async () => {
+        const r = await api('POST', '/v1/score', { event: 'login', user_id: 'sub-user' })
+        expect(r.json().verdict).toBe('block')
+      }
+      const total = async (id: string) =>
+        (await api('GET', `/v1/webhooks/${id}/deliveries`)).json().total as number
+      const types = () => h.store.webhookEndpoints.subscribedTypes(t.tenantId)
+      // Nothing subscribes: the tenant's subscriptions are read once, then served from memory.
+      await block()
+      expect([...(await types())]).toEqual([])
+      // An endpoint created with the subscription gets the very next decision.
+      const ep = await endpoint(['decision.block'])
+      try {
+        await block()
+        expect(await total(ep.id)).toBe(1)
+        await api('PATCH', `/v1/webhooks/${ep.id}`, { events: ['decision.review'] })
+        expect([...(await types())]).toEqual(['decision.review'])
+        await block()
+        expect(await total(ep.id)).toBe(1)
+        // Subscribing again (a change of events) applies to the very next decision.
+        await api('PATCH', `/v1/webhooks/${ep.id}`, { events: ['decision.review', 'decision.block'] })
+        await block()
+        expect(await total(ep.id)).toBe(2)
+        await api('PATCH', `/v1/webhooks/${ep.id}`, { enabled: false })
+        expect([...(await types())]).toEqual([])
+        await block()
+        await api('PATCH', `/v1/webhooks/${ep.id}`, { enabled: true })
+        await block()
+        expect(await total(ep.id)).toBe(3)
+        const other = await endpoint(['label.created'])
+        expect([...(await types())].sort()).toEqual(['decision.block', 'decision.review', 'label.created'])
+        await api('DELETE', `/v1/webhooks/${other.id}`)
+        expect([...(await types())].sort()).toEqual(['decision.block', 'decision.review'])
+        // The dispatcher disabling an endpoint that kept failing takes it out of the subscriptions.
+        await h.store.db.tx(() => h.store.webhookEndpoints.disable(ep.id, 'failing', h.clock.now()))
+        expect([...(await types())]).toEqual([])
+      } finally {
+        await api('DELETE', `/v1/webhooks/${ep.id}`)
+        await api('DELETE', `/v1/lists/${entry.id}`)
+      }
+    },
+  )
+
+  it.skipIf(skip)(
     'a receiver failing N times gets the same webhook-id N+1 times; the delivery ends delivered',
     async () => {
       const ep = await endpoint(['list.entry_added'])

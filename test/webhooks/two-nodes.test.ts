@@ -97,6 +97,38 @@ describe.each(['sqlite', 'postgres'] as const)('two nodes sending one outbox on 
     expect(Math.max(...rx.received.map((r) => r.concurrent))).toBe(1)
   })
 
+  it.skipIf(skip)(
+    "an endpoint created or disabled on one node changes the other's subscriptions",
+    async () => {
+      const read = async (store: Store) => {
+        // As a request does on arrival: SQLite notices the other connection's commits here.
+        store.invalidation.poll()
+        return [...(await store.webhookEndpoints.subscribedTypes(tenantId))].sort()
+      }
+      expect(await read(b)).toEqual(['list.entry_added'])
+      const id = 'ep_000000000000000000000002'
+      await a.webhookEndpoints.create({
+        id,
+        tenantId,
+        url: rx.url,
+        description: '',
+        events: ['decision.block'],
+        enabled: true,
+        disabledReason: null,
+        secret: newSecret(),
+        createdMs: clock.now(),
+        updatedMs: clock.now(),
+      })
+      // PostgreSQL tells the other node at COMMIT (NOTIFY); SQLite's next request sees the file changed.
+      await expect
+        .poll(() => read(b), { timeout: 2000, interval: 20 })
+        .toEqual(['decision.block', 'list.entry_added'])
+      await a.db.tx(() => a.webhookEndpoints.disable(id, 'failing', clock.now()))
+      await expect.poll(() => read(b), { timeout: 2000, interval: 20 }).toEqual(['list.entry_added'])
+      await a.webhookEndpoints.remove(tenantId, id)
+    },
+  )
+
   it.skipIf(skip)("takes over a dead node's claimed deliveries once its lease expires", async () => {
     rx.received.splice(0)
     await enqueue(5)

@@ -1,7 +1,7 @@
 import type { TenantContext } from '../../context.js'
 import { ApiError, notFound } from '../../errors.js'
 import { score } from '../../scoring/engine.js'
-import { type RecordedInput, replayInput } from '../../scoring/recorded.js'
+import { replayInput } from '../../scoring/recorded.js'
 import type { Verdict } from '../../scoring/types.js'
 import { configOfVersion } from '../rules/tenant-config.js'
 
@@ -39,7 +39,7 @@ export async function replayEvent(
   if (!config) {
     throw new ApiError('unprocessable', `config version ${d.configVersion} of this event is not stored`)
   }
-  const result = score(replayInput(JSON.parse(d.inputs) as RecordedInput, config))
+  const result = score(replayInput(d.inputs, config))
   const recorded: Decision = { score: d.score, verdict: d.verdict as Verdict, reasons: d.reasons }
   const replayed: Decision = { score: result.score, verdict: result.verdict, reasons: result.reasons }
   // Checks are compared in the form the event stored them in.

@@ -6,11 +6,17 @@ import type { RuleFacts } from '../../scoring/rules/facts.js'
 import type { ConfigOverrides, ScoringConfig } from '../../scoring/tenant-config.js'
 import type { DeviceFlags, ListMatch, TlsSignals } from '../../scoring/types.js'
 import type { BeaconObservation } from '../../store/devices/beacons.js'
+import { together } from '../../store/engine/db.js'
 import type { EventAttributes } from '../../store/events/scored-event.js'
 import type { ListKey } from '../../store/rules/lists.js'
 import type { StoredConfig } from '../../store/rules/tenant-config.js'
 import { beaconSession, bindBeacon, mergeDeviceFlags } from '../devices/beacon.js'
-import { type DeviceResolution, resolveDevice, TIMELINE_WINDOW_MS } from '../devices/device.js'
+import {
+  type DeviceResolution,
+  resolveDevice,
+  TIMELINE_WINDOW_MS,
+  withCollisionRisk,
+} from '../devices/device.js'
 import { beaconTls } from '../devices/ja4-signatures.js'
 import { effectiveOf, scoringConfig } from '../rules/compile.js'
 import { gatherNetwork } from './network-signals.js'
@@ -114,20 +120,31 @@ export async function prepareEvent(
   const zone = present(body.timezone)
   const now = ctx.clock.now()
   const visitId = present(body.visit_id)
-  const [matches, stored, device, network, beacon, session] = await Promise.all([
+  const [matches, stored, network, rates, [resolved, beacon, session]] = await Promise.all([
     ctx.store.lists.match(ctx.tenant.id, listKeys, now, ip?.rangeKeys ?? undefined),
     storedConfig ? Promise.resolve(storedConfig) : ctx.store.config.cached(ctx.tenant.id),
-    resolveDevice(ctx, {
-      fingerprint: deviceId,
-      token: present(body.device_token),
-      ip: lookup,
-      userId,
-      standardized: body.device?.is_font_standardized === true,
-    }),
     gatherNetwork(ctx, attributes, now),
-    bindBeacon(ctx, { deviceId, ip: rawIp, visitId }, now),
-    beaconSession(ctx, { deviceId, visitId }, now - TIMELINE_WINDOW_MS),
+    ctx.store.devices.cachedRates(now),
+    // The device's, the beacon's and the watch session's reads: one statement on PostgreSQL.
+    ctx.store.db.read(() =>
+      together(
+        resolveDevice(
+          ctx,
+          {
+            fingerprint: deviceId,
+            token: present(body.device_token),
+            ip: lookup,
+            userId,
+            standardized: body.device?.is_font_standardized === true,
+          },
+          now,
+        ),
+        bindBeacon(ctx, { deviceId, ip: rawIp, visitId }, now),
+        beaconSession(ctx, { deviceId, visitId }, now - TIMELINE_WINDOW_MS),
+      ),
+    ),
   ])
+  const device = withCollisionRisk(resolved, rates)
   if (device.observed) attributes.device = session ? { ...device, beaconSession: session } : device
   // Hashed attributes are replaced by their keyed hash here, before anything records or evaluates them.
   const tenantId = ctx.tenant.id

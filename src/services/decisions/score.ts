@@ -79,6 +79,7 @@ function* scoreAndRecord(
   counters: GroupCounters,
   p: PreparedEvent,
   now: number,
+  subscribed: ReadonlySet<string>,
   first: Work<void> = none(),
 ): Work<Scored> {
   const a = p.attributes
@@ -136,7 +137,7 @@ function* scoreAndRecord(
   const [, , queued] = yield* together(
     ctx.store.events.insert(event),
     ctx.store.devices.insertObservation(event),
-    emitDecision(ctx, event),
+    emitDecision(ctx, event, subscribed),
     dev ? dev.write : none(),
   )
   // One at a time, in declaration order: rows other nodes may upsert too must lock in a fixed order
@@ -148,16 +149,23 @@ function* scoreAndRecord(
   return { event, prepared: p, device: deviceProfile(p, dev), queued }
 }
 
-/** The `decision.review` / `decision.block` message, in the event's own transaction (the outbox). */
-function* emitDecision(ctx: TenantContext, e: ScoredEvent): Work<number> {
+/**
+ * The `decision.review` / `decision.block` message, in the event's own transaction (the outbox). Only
+ * when one of the tenant's endpoints subscribes to it (`subscribed`, the types read from memory before
+ * the transaction); the outbox's statement then decides, from the endpoints as they are, which deliveries
+ * to record.
+ */
+function* emitDecision(ctx: TenantContext, e: ScoredEvent, subscribed: ReadonlySet<string>): Work<number> {
   const verdict = e.result.verdict
   if (verdict !== 'review' && verdict !== 'block') return 0
+  const type = verdict === 'review' ? 'decision.review' : 'decision.block'
+  if (!subscribed.has(type)) return 0
   const a = e.attributes
   return yield* emit(
     ctx.store.webhookOutbox,
     a.tenantId,
     e.createdMs,
-    verdict === 'review' ? 'decision.review' : 'decision.block',
+    type,
     {
       event_id: e.id,
       event: a.event,
@@ -254,11 +262,12 @@ export async function scoreEvent(
   // An over-quota key is refused before any DNS lookup or preparation.
   await assertQuotaFits(ctx, 1)
   const prepared = await ctx.signals.span('identifiers.analyze', () => prepareEvent(ctx, body))
+  const subscribed = await ctx.store.webhookEndpoints.subscribedTypes(ctx.tenant.id)
   const { scored, out } = await ctx.writer.submit(
     function* (counters, meter) {
       const now = ctx.clock.now()
       const claim = claimAndMeter(ctx, idem, 1, now, meter)
-      const s = yield* scoreAndRecord(ctx, counters, prepared, now, claim)
+      const s = yield* scoreAndRecord(ctx, counters, prepared, now, subscribed, claim)
       const response = respond(s)
       // The response is recorded with the event: a retry after a crash gets it, never a second event.
       yield* idem.complete(response)
@@ -287,12 +296,13 @@ export async function scoreBatch(
     ctx,
     prepared.map((p) => p.device),
   )
+  const subscribed = await ctx.store.webhookEndpoints.subscribedTypes(ctx.tenant.id)
   const { scored, results } = await ctx.writer.submit(
     function* (counters, meter) {
       const now = ctx.clock.now()
       yield* claimAndMeter(ctx, idem, rows.length, now, meter)
       const out: Scored[] = []
-      for (const p of prepared) out.push(yield* scoreAndRecord(ctx, counters, p, now))
+      for (const p of prepared) out.push(yield* scoreAndRecord(ctx, counters, p, now, subscribed))
       const answer = { results: out.map(respond) }
       yield* idem.complete(answer)
       return { scored: out, results: answer.results }

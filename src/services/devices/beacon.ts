@@ -11,6 +11,7 @@ import { ApiError } from '../../errors.js'
 import { block64, type ParsedIp, parseIp } from '../../intel/ip/normalize.js'
 import type { DeviceFlags } from '../../scoring/types.js'
 import type { BeaconObservation } from '../../store/devices/beacons.js'
+import type { Work } from '../../store/engine/db.js'
 import { randomToken } from '../../util/secrets.js'
 import type { AuthContext } from '../access/auth.js'
 import { consumeQuota } from '../access/quota.js'
@@ -112,16 +113,18 @@ function networkHash(ctx: TenantContext, ip: ParsedIp): string {
  * the `visit_id` the page got, that visit only; without, the newest from the score's network. A score
  * without an IP has nothing to bind a beacon to and uses none.
  */
-export async function bindBeacon(
+export function* bindBeacon(
   ctx: TenantContext,
   score: { deviceId: string | null; ip: string | null; visitId: string | null },
   now: number,
-): Promise<BeaconObservation | null> {
+): Work<BeaconObservation | null> {
   const ip = score.ip === null ? null : parseIp(score.ip)
   if (score.deviceId === null || ip === null) return null
   const from = { ipHash: ctx.hasher.entity('ip', ip.ip), netHash: networkHash(ctx, ip) }
   const since = now - BEACON_JOIN_WINDOW_MS
-  return (await ctx.store.beacons.forScore(ctx.tenant.id, score.deviceId, since, from, score.visitId)) ?? null
+  return (
+    (yield* ctx.store.beacons.forScore(ctx.tenant.id, score.deviceId, since, from, score.visitId)) ?? null
+  )
 }
 
 /**
@@ -130,13 +133,13 @@ export async function bindBeacon(
  * beacon it does not need the score's network: a VPN switched on mid-session is what it is for. A
  * score without `visit_id` reads no beacon points.
  */
-export async function beaconSession(
+export function* beaconSession(
   ctx: TenantContext,
   score: { deviceId: string | null; visitId: string | null },
   sinceMs: number,
-): Promise<string | null> {
+): Work<string | null> {
   if (score.deviceId === null || score.visitId === null) return null
-  return ctx.store.beacons.sessionOf(ctx.tenant.id, score.deviceId, score.visitId, sinceMs)
+  return yield* ctx.store.beacons.sessionOf(ctx.tenant.id, score.deviceId, score.visitId, sinceMs)
 }
 
 /** A finding is `true`, except for `ua_consistent`, where the finding is `false`. */

@@ -79,11 +79,13 @@ function mayInherit(
 /**
  * Rung 1 when a valid token of this tenant is replayed; else rung 2 when both a fingerprint and an IP
  * came, resolving to the identity most recently issued to that fingerprint on that network prefix (read in
- * one statement with the fingerprint's token count and the identity's accounts) when `mayInherit` allows, or to a new identity; else rung 3, a new identity that links
- * nothing. A rejected token falls through to the lower rungs. The reported identity is always the one
- * the freshly signed token carries, so replaying that token (rung 1) keeps it, on any network.
+ * one statement with the fingerprint's token count and the identity's accounts) when `mayInherit` allows,
+ * or to a new identity; else rung 3, a new identity that links nothing. A rejected token falls through to
+ * the lower rungs. The reported identity is always the one the freshly signed token carries, so replaying
+ * that token (rung 1) keeps it, on any network. A unit of reads, so the caller can send its one read
+ * with the score's other reads before the write (one statement on PostgreSQL).
  */
-export async function resolveDevice(
+export function* resolveDevice(
   ctx: TenantContext,
   input: {
     fingerprint: string | null
@@ -93,8 +95,8 @@ export async function resolveDevice(
     /** The client reported standardised fonts (a privacy-hardened browser): one fingerprint for many. */
     standardized?: boolean
   },
-): Promise<DeviceResolution> {
-  const now = ctx.clock.now()
+  now: number,
+): Work<DeviceResolution> {
   let rung: 1 | 2 | 3 = 3
   let tokenRejected: TokenRejection | null = null
   let identity: string | null = null
@@ -110,15 +112,12 @@ export async function resolveDevice(
   if (rung !== 1 && input.fingerprint !== null && network !== null) {
     rung = 2
     const userId = input.userId ?? null
-    const facts = await ctx.store.devices.networkIdentity(ctx.tenant.id, input.fingerprint, network, userId)
+    const facts = yield* ctx.store.devices.networkIdentity(ctx.tenant.id, input.fingerprint, network, userId)
     // A standardised fingerprint collides by construction, whether or not tokens were replayed with it.
     knownDevices = input.standardized ? Math.max(facts.tokens, COLLIDING_TOKENS) : facts.tokens
     identity = mayInherit(facts.issued, knownDevices, userId, facts) ? facts.issued : null
   }
   const resolvedId = identity ?? newDeviceIdentity()
-  const platform = null
-  const rates = rung === 2 ? await ctx.store.devices.cachedRates(now) : new Map<string, CollisionRate>()
-  const { risk, measured } = collisionRiskFor(rates, rung, platform)
   return {
     observed: input.fingerprint !== null || input.token !== null,
     fingerprint: input.fingerprint,
@@ -128,13 +127,22 @@ export async function resolveDevice(
     token: signDeviceToken(ctx.hasher, ctx.tenant.id, resolvedId, now),
     tokenRejected,
     connection: connectionClass(input.ip),
-    platform,
+    platform: null,
     ...(knownDevices === undefined ? {} : { knownDevices }),
     userId: input.userId ?? null,
     ...(input.standardized ? { standardized: true } : {}),
-    collisionRisk: risk,
-    riskMeasured: measured,
+    // Set by withCollisionRisk once the measured rates are at hand.
+    collisionRisk: 0,
+    riskMeasured: false,
   }
+}
+
+/** Sets the collision risk of the resolution's rung and platform (`rates`: the measured rates in memory). */
+export function withCollisionRisk(d: DeviceResolution, rates: Map<string, CollisionRate>): DeviceResolution {
+  const { risk, measured } = collisionRiskFor(rates, d.rung, d.platform)
+  d.collisionRisk = risk
+  d.riskMeasured = measured
+  return d
 }
 
 /**

@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { TenantContext } from '../../context.js'
 import { badRequest } from '../../errors.js'
 import { score } from '../../scoring/engine.js'
-import { type RecordedInput, RULES_VERSION, replayInput } from '../../scoring/recorded.js'
+import { RULES_VERSION, replayInput } from '../../scoring/recorded.js'
 import type { RuleMode } from '../../scoring/rules/types.js'
 import type { ConfigOverrides, ScoringConfig } from '../../scoring/tenant-config.js'
 import type { Verdict } from '../../scoring/types.js'
@@ -155,7 +155,7 @@ async function simulate(ctx: TenantContext, req: SimulateRequest, pageSize: numb
         skipped++
         continue
       }
-      const input = JSON.parse(r.inputs) as RecordedInput
+      const input = r.inputs
       // Decided under today's config and rules, its recorded verdict is what the current config gives.
       const before =
         r.configVersion === current.version && r.rulesVersion === RULES_VERSION

@@ -83,13 +83,8 @@ export class BeaconStore {
   }
 
   /** The watch session of a visit of this tenant and fingerprint at or after `sinceMs`, if there is one. */
-  async sessionOf(
-    tenantId: string,
-    deviceId: string,
-    visitId: string,
-    sinceMs: number,
-  ): Promise<string | null> {
-    const r = await this.db.get<{ session_id: string | null }>(
+  *sessionOf(tenantId: string, deviceId: string, visitId: string, sinceMs: number): Work<string | null> {
+    const r = yield* q.get<{ session_id: string | null }>(
       `SELECT session_id FROM beacon_observations
         WHERE tenant_id = ? AND device_id = ? AND visit_id = ? AND created_ms >= ?`,
       [tenantId, deviceId, visitId, sinceMs],
@@ -113,15 +108,15 @@ export class BeaconStore {
    * The beacon a score may use: of this tenant and fingerprint, at or after `sinceMs`, sent from the
    * score's exact IP or its network. With `visitId` only that visit; without, the newest such beacon.
    */
-  async forScore(
+  *forScore(
     tenantId: string,
     deviceId: string,
     sinceMs: number,
     from: { ipHash: string; netHash: string },
     visitId: string | null,
-  ): Promise<BeaconObservation | undefined> {
+  ): Work<BeaconObservation | undefined> {
     return toObservation(
-      await this.db.get<Row>(
+      yield* q.get<Row>(
         `SELECT ${COLS} FROM beacon_observations
           WHERE tenant_id = ? AND device_id = ? AND created_ms >= ? AND (ip_hash = ? OR net_hash = ?)
             ${visitId === null ? '' : 'AND visit_id = ?'}

@@ -17,6 +17,14 @@ export interface DeviceHistoryRows {
   timeline: DevicePoint[]
 }
 
+/** Rung 2's facts (DeviceStore.networkIdentity). */
+export interface NetworkIdentity {
+  issued: string | null
+  tokens: number
+  anyAccount: boolean
+  ownAccount: boolean
+}
+
 export interface CollisionRate {
   /** `*` for all traffic, '' for an unknown platform, else `os/browser`. */
   platform: string
@@ -226,13 +234,13 @@ export class DeviceStore {
    * there (null if none), the distinct token identities replayed with the fingerprint, and whether that
    * identity has any account (its `ta` links) and `userId` among them.
    */
-  async networkIdentity(
+  *networkIdentity(
     tenantId: string,
     fingerprint: string,
     prefix: string,
     userId: string | null,
-  ): Promise<{ issued: string | null; tokens: number; anyAccount: boolean; ownAccount: boolean }> {
-    const r = await this.db.get<{
+  ): Work<NetworkIdentity> {
+    const r = yield* q.get<{
       issued: string | null
       tokens: number | null
       any_account: number

@@ -10,6 +10,12 @@ export interface Op {
   kind: 'all' | 'get' | 'run'
   sql: string
   params: readonly Param[]
+  /**
+   * The same statement with its parameters written into the text (only where they are numbers the code
+   * made itself, never a caller's string). As the first statement of a transaction, PostgreSQL sends it
+   * in one message with BEGIN: one round trip less.
+   */
+  inline?: string
 }
 
 /**
@@ -117,6 +123,11 @@ export interface Db {
   run(sql: string, params?: readonly Param[]): Promise<number>
   /** Runs a unit of work in one transaction: everything it does commits together or not at all. */
   tx<T>(work: () => Work<T>): Promise<T>
+  /**
+   * Runs a unit of work of reads only, outside a transaction: each statement sees what is committed when
+   * it starts. What it reads `together` is one statement (one round trip) on PostgreSQL.
+   */
+  read<T>(work: () => Work<T>): Promise<T>
   /** Runs a multi-statement script (schema changes). */
   exec(script: string): Promise<void>
   /** Returns storage to the operating system after deletions (erasure). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { type Dialect, q, type Work } from './db.js'
+import type { Dialect, Work } from './db.js'
 
 /**
  * Serialises the scoring of one entity (an IP, a fingerprint, a device identity) across processes.
@@ -13,9 +13,10 @@ export function* lockEntities(dialect: Dialect, keys: readonly string[]): Work<v
   if (dialect !== 'postgres' || keys.length === 0) return
   const ids = [...new Set(keys.map(lockId))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   // unnest yields the array in order and the aggregate consumes it in order: locks are taken sorted.
-  yield* q.get('SELECT COUNT(pg_advisory_xact_lock(k)) AS n FROM unnest(?::bigint[]) AS k', [
-    `{${ids.join(',')}}`,
-  ])
+  const array = `{${ids.join(',')}}`
+  const sql = 'SELECT COUNT(pg_advisory_xact_lock(k)) AS n FROM unnest(?::bigint[]) AS k'
+  // The ids are signed 64-bit integers: written into the text, the statement can go out with BEGIN.
+  yield { kind: 'get', sql, params: [array], inline: sql.replace('?', `'${array}'`) }
 }
 
 /** A signed 64-bit lock id from the key (the first 8 bytes of its SHA-256). */

@@ -3,7 +3,8 @@ import { q, type Work } from './db.js'
 
 /**
  * What a cached read depends on: `keys` (API keys and tenant settings), `lists:<tenant>`,
- * `config:<tenant>`, `suppressions:<tenant>`, `flags` (the shared network), `traps`, or `*` (all).
+ * `config:<tenant>`, `suppressions:<tenant>`, `webhooks:<tenant>` (the event types its endpoints
+ * subscribe to), `flags` (the shared network), `traps`, or `*` (all).
  */
 export type Topic = string
 

@@ -137,6 +137,14 @@ export class PostgresDb implements Db {
     return this.direct<number>({ kind: 'run', sql, params })
   }
 
+  async read<T>(work: () => Work<T>): Promise<T> {
+    try {
+      return await runAsync(work(), (op) => this.execOp(this.pool, op))
+    } catch (err) {
+      throw unavailable(err)
+    }
+  }
+
   async tx<T>(work: () => Work<T>): Promise<T> {
     let client: pg.PoolClient
     try {
@@ -145,8 +153,7 @@ export class PostgresDb implements Db {
       throw unavailable(err)
     }
     try {
-      await client.query('BEGIN')
-      const result = await runAsync(work(), (op) => this.execOp(client, op))
+      const result = await this.begin(client, work())
       await client.query('COMMIT')
       return result
     } catch (err) {
@@ -155,6 +162,38 @@ export class PostgresDb implements Db {
     } finally {
       client.release()
     }
+  }
+
+  /**
+   * BEGIN, then the unit of work. A first statement that can be sent as text (`Op.inline`: the entity
+   * locks of a scoring group) goes in the same message as BEGIN, so it costs no round trip of its own.
+   */
+  private async begin<T>(client: pg.PoolClient, it: Work<T>): Promise<T> {
+    let step = it.next()
+    if (!step.done && step.value.kind !== 'batch' && step.value.inline !== undefined) {
+      const op = step.value
+      let value: unknown
+      let failed: unknown = null
+      try {
+        const results = (await client.query(`BEGIN; ${op.inline}`)) as unknown as pg.QueryResult[]
+        const r = results[1]!
+        value = op.kind === 'all' ? r.rows : op.kind === 'get' ? r.rows[0] : (r.rowCount ?? 0)
+      } catch (err) {
+        failed = err
+      }
+      step = failed === null ? it.next(value) : it.throw(failed)
+    } else await client.query('BEGIN')
+    while (!step.done) {
+      let value: unknown
+      try {
+        value = await this.execOp(client, step.value)
+      } catch (err) {
+        step = it.throw(err)
+        continue
+      }
+      step = it.next(value)
+    }
+    return step.value
   }
 
   async exec(script: string): Promise<void> {

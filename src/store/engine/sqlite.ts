@@ -171,6 +171,14 @@ export class SqliteDb implements Db {
     }
   }
 
+  async read<T>(work: () => Work<T>): Promise<T> {
+    try {
+      return runSync(work(), this.execStep)
+    } catch (err) {
+      throw unavailable(err)
+    }
+  }
+
   tx<T>(work: () => Work<T>): Promise<T> {
     return this.whileLocked(this.busyBudgetMs, () => {
       try {

@@ -1,4 +1,4 @@
-import { type Param, q, type Work } from '../engine/db.js'
+import { type Param, q, together, type Work } from '../engine/db.js'
 import type { ScoredEvent } from './scored-event.js'
 
 export const HOUR_MS = 3600_000
@@ -112,19 +112,24 @@ export class GroupCounters {
   }
 
   /**
-   * Rows go out sorted by key: groups running at once (several nodes, or parallel groups on PostgreSQL)
-   * then lock shared counter rows in one order and never wait on each other in a cycle.
+   * The statistics and the ASN counters go out together (one statement on PostgreSQL), each sorted by
+   * key. Every row of both belongs to a tenant whose usage row the group has locked just before
+   * (store/events/group-meter.ts), so two groups that share a counter row already wait for each other
+   * on that usage row: whichever order PostgreSQL writes the two parts in, no two groups wait on each
+   * other in a cycle.
    */
   *flush(): Work<void> {
-    yield* upsertAll(sortedValues(this.rollups), rollupSql, (r) => [
-      r.tenantId,
-      r.hourMs,
-      r.verdict,
-      r.reason,
-      r.n,
-      r.scoreSum,
-    ])
-    yield* upsertAll(sortedValues(this.asnDays), asnSql, (a) => [a.dayMs, a.asn, a.tenantId, a.events, a.bad])
+    yield* together(
+      upsertAll(sortedValues(this.rollups), rollupSql, (r) => [
+        r.tenantId,
+        r.hourMs,
+        r.verdict,
+        r.reason,
+        r.n,
+        r.scoreSum,
+      ]),
+      upsertAll(sortedValues(this.asnDays), asnSql, (a) => [a.dayMs, a.asn, a.tenantId, a.events, a.bad]),
+    )
     this.rollups.clear()
     this.asnDays.clear()
   }

@@ -1,5 +1,7 @@
+import type { RecordedInput } from '../../scoring/recorded.js'
 import type { Db } from '../engine/db.js'
 import { LATEST_LABEL, type Outcome } from '../rules/rule-performance.js'
+import { jsonText, unpackJson } from './compact-json.js'
 
 /** A recorded decision with what it can be decided again from (null for events recorded before that existed). */
 export interface RecordedDecision {
@@ -12,8 +14,8 @@ export interface RecordedDecision {
   checks: string
   configVersion: number | null
   rulesVersion: string | null
-  /** The recorded engine input as JSON. */
-  inputs: string | null
+  /** The recorded engine input. */
+  inputs: RecordedInput | null
 }
 
 /** One event as a simulation reads it. */
@@ -23,7 +25,7 @@ export interface DecisionRow {
   verdict: string
   configVersion: number | null
   rulesVersion: string | null
-  inputs: string | null
+  inputs: RecordedInput | null
 }
 
 type Row = {
@@ -48,7 +50,7 @@ const toDecisionRow = (r: Row): DecisionRow => ({
   verdict: r.verdict,
   configVersion: nullableInt(r.config_version),
   rulesVersion: r.rules_version,
-  inputs: r.inputs,
+  inputs: r.inputs === null ? null : unpackJson<RecordedInput>(r.inputs),
 })
 
 /** Recorded decisions of one tenant: for replay (one event) and for simulation (pages, newest first). */
@@ -68,10 +70,10 @@ export class DecisionStore {
       score: Number(r.score),
       verdict: r.verdict,
       reasons: JSON.parse(r.reasons) as string[],
-      checks: r.checks,
+      checks: jsonText(r.checks),
       configVersion: nullableInt(r.config_version),
       rulesVersion: r.rules_version,
-      inputs: r.inputs,
+      inputs: r.inputs === null ? null : unpackJson<RecordedInput>(r.inputs),
     }
   }
 

@@ -1,3 +1,4 @@
+import { jsonText } from './compact-json.js'
 import type { EventAttributes } from './scored-event.js'
 
 /** What is stored of a scored event: hashes and coarse attributes, never a raw email, IP or phone. */
@@ -57,7 +58,7 @@ export const toEventRecord = (r: EventRow): EventRecord => ({
   score: Number(r.score),
   verdict: r.verdict,
   reasons: JSON.parse(r.reasons) as string[],
-  checks: r.checks,
+  checks: jsonText(r.checks),
 })
 
 export interface EventFilter {

@@ -1,4 +1,5 @@
 import { type Db, q, type Work } from '../engine/db.js'
+import { Cached, type Invalidation, tenantScoped } from '../engine/invalidation.js'
 
 /** A tenant's webhook endpoint as stored. `events` is the list of subscribed event types. */
 export interface WebhookEndpoint {
@@ -64,27 +65,56 @@ export interface EndpointChange {
   enabled?: boolean
 }
 
+/** The topic that drops a tenant's cached subscriptions (store/engine/invalidation.ts). */
+const topic = (tenantId: string) => `webhooks:${tenantId}`
+
 /** Webhook endpoints; every query is scoped by tenant. */
 export class WebhookEndpointStore {
-  constructor(private readonly db: Db) {}
+  private readonly subscriptions: Cached<string, ReadonlySet<string>>
 
-  async create(e: Omit<WebhookEndpoint, 'previousSecret' | 'previousUntilMs' | 'failingSinceMs'>) {
-    await this.db.run(
-      `INSERT INTO webhook_endpoints (id, tenant_id, url, description, events, enabled, disabled_reason,
-         secret, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        e.id,
-        e.tenantId,
-        e.url,
-        e.description,
-        JSON.stringify(e.events),
-        e.enabled ? 1 : 0,
-        e.disabledReason,
-        e.secret,
-        e.createdMs,
-        e.updatedMs,
-      ],
-    )
+  constructor(
+    private readonly db: Db,
+    private readonly inv: Invalidation,
+  ) {
+    this.subscriptions = new Cached(inv, tenantScoped('webhooks'))
+  }
+
+  /**
+   * The event types the tenant's enabled endpoints subscribe to, from memory: every write below that can
+   * change them (here or on another node) drops the copy. Scoring reads it before its transaction, so a
+   * tenant without a subscribed endpoint costs no statement per decision.
+   */
+  subscribedTypes(tenantId: string): Promise<ReadonlySet<string>> {
+    return this.subscriptions.get(tenantId, async () => {
+      const rows = await this.db.all<{ events: string }>(
+        'SELECT events FROM webhook_endpoints WHERE tenant_id = ? AND enabled = 1',
+        [tenantId],
+      )
+      return new Set(rows.flatMap((r) => JSON.parse(r.events) as string[]))
+    })
+  }
+
+  create(e: Omit<WebhookEndpoint, 'previousSecret' | 'previousUntilMs' | 'failingSinceMs'>): Promise<void> {
+    const inv = this.inv
+    return this.db.tx(function* () {
+      yield* q.run(
+        `INSERT INTO webhook_endpoints (id, tenant_id, url, description, events, enabled, disabled_reason,
+           secret, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          e.id,
+          e.tenantId,
+          e.url,
+          e.description,
+          JSON.stringify(e.events),
+          e.enabled ? 1 : 0,
+          e.disabledReason,
+          e.secret,
+          e.createdMs,
+          e.updatedMs,
+        ],
+      )
+      yield* inv.touch(topic(e.tenantId))
+    })
   }
 
   async get(tenantId: string, id: string): Promise<WebhookEndpoint | null> {
@@ -129,11 +159,15 @@ export class WebhookEndpointStore {
       if (c.enabled) sets.push('disabled_reason = NULL', 'failing_since_ms = NULL')
       else set('disabled_reason', 'disabled by the tenant')
     }
-    const n = await this.db.run(
-      `UPDATE webhook_endpoints SET ${sets.join(', ')} WHERE tenant_id = ? AND id = ?`,
-      [...params, tenantId, id],
-    )
-    return n > 0
+    const inv = this.inv
+    return this.db.tx(function* () {
+      const n = yield* q.run(
+        `UPDATE webhook_endpoints SET ${sets.join(', ')} WHERE tenant_id = ? AND id = ?`,
+        [...params, tenantId, id],
+      )
+      if (n > 0 && (c.events !== undefined || c.enabled !== undefined)) yield* inv.touch(topic(tenantId))
+      return n > 0
+    })
   }
 
   /** A new current secret; the old one keeps signing too until `previousUntilMs`. */
@@ -148,11 +182,12 @@ export class WebhookEndpointStore {
 
   /** Deletes the endpoint with its deliveries (messages no endpoint needs any more go with retention). */
   remove(tenantId: string, id: string): Promise<boolean> {
+    const inv = this.inv
     return this.db.tx(function* () {
       yield* q.run('DELETE FROM webhook_deliveries WHERE tenant_id = ? AND endpoint_id = ?', [tenantId, id])
-      return (
-        (yield* q.run('DELETE FROM webhook_endpoints WHERE tenant_id = ? AND id = ?', [tenantId, id])) > 0
-      )
+      const n = yield* q.run('DELETE FROM webhook_endpoints WHERE tenant_id = ? AND id = ?', [tenantId, id])
+      if (n > 0) yield* inv.touch(topic(tenantId))
+      return n > 0
     })
   }
 
@@ -168,9 +203,10 @@ export class WebhookEndpointStore {
 
   /** Disables an endpoint that kept failing, with the reason the tenant sees. */
   *disable(id: string, reason: string, nowMs: number): Work<void> {
-    yield* q.run(
-      'UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, updated_ms = ? WHERE id = ? AND enabled = 1',
+    const r = yield* q.get<{ tenant_id: string }>(
+      'UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, updated_ms = ? WHERE id = ? AND enabled = 1 RETURNING tenant_id',
       [reason, nowMs, id],
     )
+    if (r) yield* this.inv.touch(topic(r.tenant_id))
   }
 }
