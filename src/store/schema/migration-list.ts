@@ -670,4 +670,13 @@ CREATE INDEX beacon_obs_session ON beacon_observations (tenant_id, session_id, c
 CREATE INDEX events_shadow ON events (tenant_id, created_ms, id) WHERE shadow_rules IS NOT NULL;
 `,
   },
+  {
+    version: 32,
+    name: 'webhook messages about a phone',
+    // A phone list entry's message names the phone by its keyed hash: erasure of that phone finds the
+    // message through this column, as it finds an email's or an address's (earlier rows have none).
+    sql: `
+ALTER TABLE webhook_messages ADD COLUMN phone_hash TEXT;
+`,
+  },
 ]
