@@ -671,7 +671,7 @@ CREATE INDEX events_shadow ON events (tenant_id, created_ms, id) WHERE shadow_ru
 `,
   },
   {
-    version: 32,
+    version: 33,
     name: 'webhook messages about a phone',
     // A phone list entry's message names the phone by its keyed hash: erasure of that phone finds the
     // message through this column, as it finds an email's or an address's (earlier rows have none).
