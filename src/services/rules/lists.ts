@@ -175,6 +175,7 @@ function* emitListEvent(
   const subject = {
     emailHash: e.type === 'email' ? e.valueKey : null,
     ipHash: e.type === 'ip' && !e.range ? e.valueKey : null,
+    phoneHash: e.type === 'phone' ? e.valueKey : null,
     deviceId: e.type === 'device' ? e.valueKey : null,
     userId: e.type === 'user' ? e.valueKey : null,
   }

@@ -264,7 +264,13 @@ export class PrivacyStore {
     // Webhook messages about the person or their events, before the events they name go.
     yield* eraseMessages(
       tenantId,
-      matcher(keys, { emailHash: 'email_hash', ipHash: 'ip_hash', deviceId: 'device_id', userId: 'user_id' }),
+      matcher(keys, {
+        emailHash: 'email_hash',
+        ipHash: 'ip_hash',
+        phoneHash: 'phone_hash',
+        deviceId: 'device_id',
+        userId: 'user_id',
+      }),
       matcher(keys, EVENT_COLS),
     )
     const lb = this.labelMatcher(keys)

@@ -43,6 +43,7 @@ const SOURCES: Record<keyof StoredIdentifiers, [table: string, column: string, w
     ['events', 'phone_hash'],
     ['lookups', 'value_hash', "kind = 'phone'"],
     ['list_entries', 'value_key', "type = 'phone'"],
+    ['webhook_messages', 'phone_hash'],
   ],
   device: [
     ['events', 'device_id'],

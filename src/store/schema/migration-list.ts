@@ -683,4 +683,13 @@ DROP INDEX events_user;
 CREATE INDEX events_user ON events (tenant_id, user_id, verdict, created_ms, ip_country, device_id, resolved_device_id);
 `,
   },
+  {
+    version: 33,
+    name: 'webhook messages about a phone',
+    // A phone list entry's message names the phone by its keyed hash: erasure of that phone finds the
+    // message through this column, as it finds an email's or an address's (earlier rows have none).
+    sql: `
+ALTER TABLE webhook_messages ADD COLUMN phone_hash TEXT;
+`,
+  },
 ]

@@ -13,6 +13,7 @@ export interface NewMessage {
     userId?: string | null
     emailHash?: string | null
     ipHash?: string | null
+    phoneHash?: string | null
     deviceId?: string | null
   }
 }
@@ -95,7 +96,7 @@ export class WebhookOutbox {
     const s = m.subject
     yield* q.run(
       `INSERT INTO webhook_messages (id, tenant_id, event_type, payload, event_id, user_id, email_hash, ip_hash,
-         device_id, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         phone_hash, device_id, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         m.id,
         m.tenantId,
@@ -105,6 +106,7 @@ export class WebhookOutbox {
         s.userId ?? null,
         s.emailHash ?? null,
         s.ipHash ?? null,
+        s.phoneHash ?? null,
         s.deviceId ?? null,
         m.createdMs,
       ],
