@@ -1,7 +1,7 @@
 import { Environment } from '@marcbachmann/cel-js'
 import { ApiError } from '../../errors.js'
 import type { AttributeSpecs, CompiledRule, RuleSpec, RuleVariables } from '../../scoring/rules/types.js'
-import { VARIABLE_TYPES } from '../../scoring/rules/variables.js'
+import { VARIABLE_CLASSES, VARIABLE_TYPES } from '../../scoring/rules/variables.js'
 import {
   type ConfigOverrides,
   DEFAULT_THRESHOLDS,
@@ -9,6 +9,7 @@ import {
   effectiveConfig,
   type ScoringConfig,
 } from '../../scoring/tenant-config.js'
+import { eventNames, guards, HashedMisuse, inspect } from './analyse.js'
 
 /** Bounds of a tenant's rules (docs/rules.md, "Limits"). */
 export const RULE_LIMITS = {
@@ -22,7 +23,6 @@ export const RULE_LIMITS = {
 } as const
 
 export const RULE_ID = /^[a-z][a-z0-9_]{0,39}$/
-const MACROS = new Set(['all', 'exists', 'exists_one', 'map', 'filter'])
 
 /** The CEL environment: every variable of docs/rules.md declared with its type, nothing else. */
 function environment(): Environment {
@@ -34,7 +34,9 @@ function environment(): Environment {
     if (typeof type === 'string') env = env.registerVariable(name, type)
     else {
       const typeName = `verdict.${name}`
-      env = env.registerType(typeName, { fields: { ...type } }).registerVariable(name, typeName)
+      // The group's own class: the engine builds its variables as instances of it, read as they are.
+      const ctor = VARIABLE_CLASSES[name as keyof typeof VARIABLE_CLASSES]
+      env = env.registerType(typeName, { ctor, fields: { ...type } }).registerVariable(name, typeName)
     }
   }
   return env
@@ -48,101 +50,6 @@ export class RuleProblem extends ApiError {
     const where = position === undefined ? '' : ` at position ${position}`
     super('bad_request', `rules[${index}]${id ? ` (${id})` : ''}: ${problem}${where}`)
   }
-}
-
-interface Node {
-  op: string
-  args: unknown
-  start?: number
-}
-
-const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && 'op' in v && 'args' in v
-
-/** Where a hashed attribute is used other than for equality (docs/rules.md, "Hashed attributes"). */
-class HashedMisuse {
-  constructor(
-    readonly path: string,
-    readonly position: number | undefined,
-    readonly why: string,
-  ) {}
-}
-
-const EQUALITY = new Set(['==', '!=', 'in'])
-
-/**
- * Walks the AST: the dotted variable paths a condition reads, and its deepest comprehension nesting.
- * A hashed attribute (`hashed` holds their paths) may only be an operand of `==`, `!=`, the left of
- * `in`, or inside `has()`, and never against a literal (its value is a keyed hash): throws HashedMisuse.
- */
-function inspect(root: unknown, hashed: ReadonlySet<string>): { reads: string[]; macroDepth: number } {
-  const reads = new Set<string>()
-  let macroDepth = 0
-  const path = (n: Node): string | null => {
-    if (n.op === 'id' && typeof n.args === 'string') return n.args
-    if (n.op === '.' && Array.isArray(n.args) && isNode(n.args[0]) && typeof n.args[1] === 'string') {
-      const base = path(n.args[0])
-      return base === null ? null : `${base}.${n.args[1]}`
-    }
-    if (n.op === '[]' && Array.isArray(n.args) && isNode(n.args[0]) && isNode(n.args[1])) {
-      const key = n.args[1]
-      const base = path(n.args[0])
-      if (base !== null && key.op === 'value' && typeof key.args === 'string') return `${base}.${key.args}`
-    }
-    return null
-  }
-  const hashedPath = (v: unknown) => (isNode(v) ? path(v) : null) ?? ''
-  const isLiteral = (v: unknown) => isNode(v) && (v.op === 'value' || v.op === 'list' || v.op === 'map')
-  const walk = (v: unknown, depth: number, bound: Set<string>, equality = false): void => {
-    if (Array.isArray(v)) {
-      for (const x of v) walk(x, depth, bound)
-      return
-    }
-    if (!isNode(v)) return
-    const p = path(v)
-    if (p !== null) {
-      if (!bound.has(p.split('.')[0]!)) reads.add(p)
-      if (hashed.has(p) && !equality)
-        throw new HashedMisuse(p, v.start, 'compare it only with ==, != or in, or test it with has()')
-      if (v.op !== 'id') return
-    }
-    if (EQUALITY.has(v.op) && Array.isArray(v.args) && v.args.length === 2) {
-      const [l, r] = v.args as [unknown, unknown]
-      for (const [side, other] of [
-        [l, r],
-        [r, l],
-      ] as const) {
-        const hp = hashedPath(side)
-        if (hashed.has(hp) && isLiteral(other))
-          throw new HashedMisuse(
-            hp,
-            (other as Node).start,
-            'its value is a keyed hash: compare it with another value, not a literal',
-          )
-      }
-      walk(l, depth, bound, true)
-      walk(r, depth, bound, v.op !== 'in')
-      return
-    }
-    if (v.op === 'call' && Array.isArray(v.args) && v.args[0] === 'has') {
-      const inner = v.args[1]
-      for (const x of Array.isArray(inner) ? inner : [inner]) walk(x, depth, bound, true)
-      return
-    }
-    if (v.op === 'rcall' && Array.isArray(v.args) && MACROS.has(String(v.args[0]))) {
-      const d = depth + 1
-      macroDepth = Math.max(macroDepth, d)
-      const [, target, params] = v.args as [string, unknown, unknown[]]
-      walk(target, depth, bound)
-      const inner = new Set(bound)
-      const first = Array.isArray(params) ? params[0] : undefined
-      if (isNode(first) && first.op === 'id' && typeof first.args === 'string') inner.add(first.args)
-      walk(Array.isArray(params) ? params.slice(1) : params, d, inner)
-      return
-    }
-    walk(v.args, depth, bound)
-  }
-  walk(root, 0, new Set())
-  return { reads: [...reads].sort(), macroDepth }
 }
 
 /** The character offset a CEL error points at, when it says. */
@@ -177,7 +84,8 @@ function compileOne(spec: RuleSpec, index: number, hashed: ReadonlySet<string>):
     if (!(err instanceof HashedMisuse)) throw err
     throw new RuleProblem(index, spec.id, `${err.path} is hashed: ${err.why}`, err.position)
   }
-  const { reads, macroDepth } = inspected
+  const { reads, needs, macroDepth } = inspected
+  const names = eventNames(program.ast)
   if (macroDepth > RULE_LIMITS.nestedMacros)
     throw new RuleProblem(
       index,
@@ -187,6 +95,9 @@ function compileOne(spec: RuleSpec, index: number, hashed: ReadonlySet<string>):
   return {
     spec,
     reads,
+    needs,
+    eventNames: names === null ? null : [...names].sort(),
+    guards: guards(program.ast),
     test: (vars: RuleVariables) => {
       try {
         return program(vars) === true

@@ -1,0 +1,159 @@
+import type { Check, Verdict } from '../types.js'
+import { type CompiledRule, type CustomReason, customReason, type Guard, type RuleMode } from './types.js'
+import { type VariableCompleter, variableCompleter } from './variables.js'
+
+/** A rule with everything about it that does not change between events, worked out once. */
+export interface PlannedRule {
+  rule: CompiledRule
+  id: string
+  mode: Exclude<RuleMode, 'off'>
+  rollout: number
+  reason: CustomReason
+  message: string
+  weight: number
+  verdict: Verdict | null
+  guards: readonly Guard[]
+  /** Adds the variables its condition may read (its guards' are there already). */
+  complete: VariableCompleter
+  /** The variables its evidence shows, each with its path split once. */
+  evidence: readonly (readonly [path: string, parts: readonly string[]])[]
+}
+
+/**
+ * The rules an event of one name can fire, in the tenant's order. `guarded` adds the variables their
+ * guards read: an event first gets those, and a rule whose guards pass then adds its own, so the
+ * variables of rules that are skipped are never made.
+ */
+export interface RuleBucket {
+  rules: readonly PlannedRule[]
+  guarded: VariableCompleter
+}
+
+/**
+ * A rule set ready for events: the rules that are not off, grouped by the event names they can hold
+ * for. A rule whose condition holds only when `event.name` is one of some names (its `eventNames`,
+ * found in its syntax tree when it was compiled) is in the buckets of those names only; every other
+ * rule is in every bucket. Skipping a rule for another event name never changes what fires: its
+ * condition cannot be true there.
+ */
+export interface RulePlan {
+  byName: ReadonlyMap<string, RuleBucket>
+  /** The bucket of every event name no rule names. */
+  other: RuleBucket
+}
+
+function planned(rule: CompiledRule): PlannedRule | null {
+  const { spec } = rule
+  if (spec.mode === 'off') return null
+  const action = spec.then
+  return {
+    rule,
+    id: spec.id,
+    mode: spec.mode,
+    rollout: spec.rollout,
+    reason: customReason(spec.id),
+    message: spec.description?.trim() || `Custom rule ${spec.id} matched`,
+    weight: 'score' in action ? action.score : 0,
+    verdict: 'verdict' in action ? action.verdict : null,
+    guards: rule.guards,
+    complete: variableCompleter(rule.needs),
+    evidence: rule.reads.map((p) => [p, p.split('.')] as const),
+  }
+}
+
+function bucket(rules: PlannedRule[]): RuleBucket {
+  return { rules, guarded: variableCompleter(rules.flatMap((r) => r.guards.map((g) => g.path.join('.')))) }
+}
+
+function makePlan(rules: readonly CompiledRule[]): RulePlan {
+  const active = rules.map(planned).filter((r): r is PlannedRule => r !== null)
+  const names = new Set(active.flatMap((r) => r.rule.eventNames ?? []))
+  const byName = new Map<string, RuleBucket>()
+  for (const name of names)
+    byName.set(name, bucket(active.filter((r) => r.rule.eventNames?.includes(name) ?? true)))
+  return { byName, other: bucket(active.filter((r) => r.rule.eventNames === null)) }
+}
+
+/** Plans by compiled rule set: a config version's rules are compiled once and planned once. */
+const plans = new WeakMap<readonly CompiledRule[], RulePlan>()
+
+export function rulePlan(rules: readonly CompiledRule[]): RulePlan {
+  let plan = plans.get(rules)
+  if (!plan) {
+    plan = makePlan(rules)
+    plans.set(rules, plan)
+  }
+  return plan
+}
+
+/** The raw value at a variable path, or undefined when a step is missing. */
+function valueAt(vars: Record<string, unknown>, path: readonly string[], upTo = path.length): unknown {
+  let v: unknown = vars
+  for (let k = 0; k < upTo; k++) {
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, path[k]!)) return undefined
+    v = (v as Record<string, unknown>)[path[k]!]
+  }
+  return v
+}
+
+const isPlainMap = (v: object) => {
+  const proto = Object.getPrototypeOf(v)
+  return proto === Object.prototype || proto === null
+}
+
+/**
+ * Whether the variables pass a guard (types.ts). Each test fails only where CEL could not make its
+ * conjunct true: a missing value is an error there, a value of another type an error or false, and
+ * numbers compare exactly in both (a bigint with a double included).
+ */
+export function guardHolds(vars: Record<string, unknown>, g: Guard): boolean {
+  if (g.test === 'has') {
+    const parent = valueAt(vars, g.path, g.path.length - 1)
+    return parent !== null && typeof parent === 'object' && Object.hasOwn(parent, g.path[g.path.length - 1]!)
+  }
+  const v = valueAt(vars, g.path)
+  switch (g.test) {
+    case 'true':
+      return v === true
+    case 'false':
+      return v === false
+    case 'contains':
+      if (Array.isArray(v)) return v.includes(g.value)
+      if (v === null || typeof v !== 'object') return false
+      // A map holds its keys; any other object is left to the evaluator.
+      return isPlainMap(v) ? Object.hasOwn(v, g.value) : true
+    case 'oneOf':
+      return typeof v === 'string' && g.values.includes(v)
+  }
+  if (typeof v !== 'number' && typeof v !== 'bigint') return false
+  switch (g.test) {
+    case '<':
+      return v < g.value
+    case '<=':
+      return v <= g.value
+    case '>':
+      return v > g.value
+    case '>=':
+      return v >= g.value
+    case '==':
+      // A bigint and a number are equal when neither is less (=== says no across the two types).
+      return v <= g.value && v >= g.value
+  }
+}
+
+/** The value of a variable path (`event.attributes.amount`), as evidence: JSON, null when absent. */
+export function evidenceValue(
+  vars: Record<string, unknown>,
+  parts: readonly string[],
+): Check['evidence'][string] {
+  let v: unknown = vars
+  for (const part of parts) {
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, part)) return null
+    v = (v as Record<string, unknown>)[part]
+  }
+  if (Array.isArray(v)) return v.map(String)
+  // Whole numbers are CEL ints (bigint) in the variables; evidence is JSON.
+  if (typeof v === 'bigint') return Number(v)
+  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v
+  return null
+}
