@@ -57,17 +57,17 @@ export function applyRules(
   const bucket = plan.byName.get(name) ?? plan.other
   if (bucket.rules.length === 0) return out
   const vars: Record<string, unknown> = {}
-  bucket.guarded(vars, input, builtIn)
+  bucket.guarded?.(vars, input, builtIn)
   const subject = input.facts?.subject ?? null
   // A condition that fails (a missing attribute) throws inside the evaluator and counts as not
   // holding; nothing reads the stack of those errors, so none is captured.
   const stackLimit = Error.stackTraceLimit
   Error.stackTraceLimit = 0
   try {
-    for (const r of bucket.rules) {
+    for (const { rule: r, complete } of bucket.rules) {
       if (!inRollout(r.id, subject, r.rollout)) continue
       if (!guardsHold(vars, r.guards)) continue
-      r.complete(vars, input, builtIn)
+      complete?.(vars, input, builtIn)
       if (!r.rule.test(vars)) continue
       if (r.mode === 'shadow') {
         out.shadow.push(r.id)

@@ -13,20 +13,18 @@ export interface PlannedRule {
   weight: number
   verdict: Verdict | null
   guards: readonly Guard[]
-  /** Adds the variables its condition may read (its guards' are there already). */
-  complete: VariableCompleter
   /** The variables its evidence shows, each with its path split once. */
   evidence: readonly (readonly [path: string, parts: readonly string[]])[]
 }
 
 /**
  * The rules an event of one name can fire, in the tenant's order. `guarded` adds the variables their
- * guards read: an event first gets those, and a rule whose guards pass then adds its own, so the
- * variables of rules that are skipped are never made.
+ * guards read: an event first gets those, and a rule whose guards pass then adds the rest of its own
+ * (`complete`, null when its guards read them all), so the variables of skipped rules are never made.
  */
 export interface RuleBucket {
-  rules: readonly PlannedRule[]
-  guarded: VariableCompleter
+  rules: readonly { rule: PlannedRule; complete: VariableCompleter | null }[]
+  guarded: VariableCompleter | null
 }
 
 /**
@@ -56,13 +54,16 @@ function planned(rule: CompiledRule): PlannedRule | null {
     weight: 'score' in action ? action.score : 0,
     verdict: 'verdict' in action ? action.verdict : null,
     guards: rule.guards,
-    complete: variableCompleter(rule.needs),
     evidence: rule.reads.map((p) => [p, p.split('.')] as const),
   }
 }
 
 function bucket(rules: PlannedRule[]): RuleBucket {
-  return { rules, guarded: variableCompleter(rules.flatMap((r) => r.guards.map((g) => g.path.join('.')))) }
+  const guardPaths = rules.flatMap((r) => r.guards.map((g) => g.path.join('.')))
+  return {
+    rules: rules.map((rule) => ({ rule, complete: variableCompleter(rule.rule.needs, guardPaths) })),
+    guarded: variableCompleter(guardPaths),
+  }
 }
 
 function makePlan(rules: readonly CompiledRule[]): RulePlan {

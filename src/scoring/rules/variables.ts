@@ -159,29 +159,46 @@ const isSingle = (name: string): name is keyof typeof SINGLE => Object.hasOwn(SI
 export type VariableCompleter = (vars: RuleVariables, input: EngineInput, builtIn: BuiltIn) => void
 
 /**
- * A completer for the variables the given paths reach (`ip.vpn`, `event.attributes.amount`, `reasons`):
- * a group named alone (`ip`) is made whole, a path into a group makes that field; names that are not
- * variables (a comprehension's own) are ignored. Made once per rule set, so each event computes only
- * what the rules it evaluates may read: a rule never reads a field its paths do not name.
+ * The variables some paths reach (`ip.vpn`, `event.attributes.amount`, `reasons`), as `group.field`
+ * and single names: a group named alone (`ip`) reaches all its fields; names that are not variables
+ * (a comprehension's own) reach nothing.
  */
-export function variableCompleter(paths: Iterable<string>): VariableCompleter {
-  const groups = new Map<Group, Set<string> | 'all'>()
-  const singles = new Set<keyof typeof SINGLE>()
+function reached(paths: Iterable<string>): Set<string> {
+  const out = new Set<string>()
   for (const path of paths) {
     const [root, field] = path.split('.', 2) as [string, string | undefined]
-    if (isSingle(root)) singles.add(root)
+    if (isSingle(root)) out.add(root)
     if (!isGroup(root)) continue
-    const known = groups.get(root)
-    if (known === 'all') continue
-    if (field === undefined || !Object.hasOwn(GROUP_FIELDS[root], field)) groups.set(root, 'all')
-    else groups.set(root, (known ?? new Set()).add(field))
+    if (field !== undefined && Object.hasOwn(GROUP_FIELDS[root], field)) out.add(`${root}.${field}`)
+    else for (const f of Object.keys(GROUP_FIELDS[root])) out.add(`${root}.${f}`)
   }
-  const steps = [...groups].map(([name, fields]) => {
-    const all: Record<string, Field> = GROUP_FIELDS[name]
-    const chosen = fields === 'all' ? Object.keys(all) : Object.keys(all).filter((f) => fields.has(f))
-    return { name, Class: VARIABLE_CLASSES[name], fields: chosen.map((f) => [f, all[f]!] as const) }
-  })
-  const single = [...singles].map((name) => [name, SINGLE[name] as Field] as const)
+  return out
+}
+
+/**
+ * A completer for the variables the given paths reach, but those `made` already reaches (an event has
+ * them by then), or null when that leaves none. Made once per rule set, so each event computes only
+ * what the rules it evaluates may read: a rule never reads a field its paths do not name.
+ */
+export function variableCompleter(
+  paths: Iterable<string>,
+  made: Iterable<string> = [],
+): VariableCompleter | null {
+  const there = reached(made)
+  const wanted = [...reached(paths)].filter((v) => !there.has(v))
+  if (wanted.length === 0) return null
+  const groups = new Map<Group, [string, Field][]>()
+  const single: (readonly [string, Field])[] = []
+  for (const v of wanted) {
+    const [root, field] = v.split('.') as [string, string | undefined]
+    if (field === undefined) single.push([root, SINGLE[root as keyof typeof SINGLE] as Field])
+    else {
+      const fields = groups.get(root as Group) ?? []
+      fields.push([field, (GROUP_FIELDS[root as Group] as Record<string, Field>)[field]!])
+      groups.set(root as Group, fields)
+    }
+  }
+  const steps = [...groups].map(([name, fields]) => ({ name, Class: VARIABLE_CLASSES[name], fields }))
   return (vars, input, builtIn) => {
     for (const { name, Class, fields } of steps) {
       let o = vars[name] as Record<string, unknown> | undefined
@@ -193,7 +210,7 @@ export function variableCompleter(paths: Iterable<string>): VariableCompleter {
 }
 
 /** Every variable: what a rule set that reads everything sees. */
-const everything = variableCompleter([...Object.keys(GROUP_FIELDS), ...Object.keys(SINGLE)])
+const everything = variableCompleter([...Object.keys(GROUP_FIELDS), ...Object.keys(SINGLE)])!
 
 export function ruleVariables(input: EngineInput, builtIn: BuiltIn): RuleVariables {
   const vars: RuleVariables = {}
