@@ -110,6 +110,16 @@ const GROUP_FIELDS = {
     ip: (i) => on(i, 'ip'),
     email: (i) => on(i, 'email'),
     phone: (i) => on(i, 'phone'),
+    // Per attribute key of the event, the named lists its (hashed) value is on: lists.attributes.card_fp.
+    attributes: (i) => {
+      const out: Record<string, string[]> = {}
+      for (const k of Object.keys(i.facts?.event.attributes ?? {})) out[k] = []
+      for (const l of i.lists) {
+        if (l.type !== 'attribute' || l.attribute === undefined) continue
+        out[l.attribute] = [...(out[l.attribute] ?? []), l.list]
+      }
+      return out
+    },
   },
 } satisfies Record<string, Record<string, Field>>
 
@@ -277,6 +287,7 @@ export const VARIABLE_TYPES = {
     ip: 'list<string>',
     email: 'list<string>',
     phone: 'list<string>',
+    attributes: 'map<string, list<string>>',
   },
   timezone: 'dyn',
   reasons: 'list<string>',

@@ -18,14 +18,16 @@ export const isNode = (v: unknown): v is Node =>
 
 const MACROS = new Set(['all', 'exists', 'exists_one', 'map', 'filter'])
 
-/** Where a hashed attribute is used other than for equality (docs/rules.md, "Hashed attributes"). */
-export class HashedMisuse {
+/** A use of a variable the rule cannot make (docs/rules.md, "Hashed and counted attributes"). */
+export class Misuse {
   constructor(
-    readonly path: string,
+    readonly problem: string,
     readonly position: number | undefined,
-    readonly why: string,
   ) {}
 }
+
+const hashedMisuse = (path: string, position: number | undefined, why: string) =>
+  new Misuse(`${path} is hashed: ${why}`, position)
 
 const EQUALITY = new Set(['==', '!=', 'in'])
 
@@ -53,19 +55,44 @@ export interface Inspection {
    */
   needs: string[]
   macroDepth: number
+  /** String literals compared with a hashed attribute: hashed when the rule is compiled. */
+  hashedLiterals: { start: number; end: number; value: string }[]
 }
+
+const stringValue = (v: unknown): string | null =>
+  isNode(v) && v.op === 'value' && typeof v.args === 'string' ? v.args : null
+const isLiteral = (v: unknown): v is Node =>
+  isNode(v) && (v.op === 'value' || v.op === 'list' || v.op === 'map')
+
+const ONLY_EQUALITY = 'compare it only with ==, != or in, or test it with has()'
+const NOT_THIS_LITERAL =
+  'its value is a keyed hash: compare it with a string (hashed when the rule is saved) or another value, not this literal'
 
 /**
  * Walks the AST: the dotted variable paths a condition reads, and its deepest comprehension nesting.
- * A hashed attribute (`hashed` holds their paths) may only be an operand of `==`, `!=`, the left of
- * `in`, or inside `has()`, and never against a literal (its value is a keyed hash): throws HashedMisuse.
+ * A hashed attribute (`hashed` holds their paths) may only be an operand of `==` or `!=`, either side
+ * of `in`, or inside `has()`; a literal it is compared with must be a string (or, right of `in`, a list
+ * of strings), which the compiler replaces by its keyed hash. `lists.attributes.<key>` must name a
+ * hashed attribute (only those are looked up in lists). Throws a Misuse otherwise.
  */
 export function inspect(root: unknown, hashed: ReadonlySet<string>): Inspection {
   const reads = new Set<string>()
   const needs = new Set<string>()
+  const hashedLiterals: Inspection['hashedLiterals'] = []
   let macroDepth = 0
-  const hashedPath = (v: unknown) => (isNode(v) ? pathOf(v) : null) ?? ''
-  const isLiteral = (v: unknown) => isNode(v) && (v.op === 'value' || v.op === 'list' || v.op === 'map')
+  const hashedPath = (v: unknown): string | null => {
+    const p = isNode(v) ? pathOf(v) : null
+    return p !== null && hashed.has(p) ? p : null
+  }
+  /** A literal compared with the hashed attribute at `path`: kept for hashing, or refused. */
+  const literal = (v: unknown, path: string): boolean => {
+    if (!isLiteral(v)) return false
+    const s = stringValue(v)
+    if (s === null || v.start === undefined || v.end === undefined)
+      throw hashedMisuse(path, v.start, NOT_THIS_LITERAL)
+    hashedLiterals.push({ start: v.start, end: v.end, value: s })
+    return true
+  }
   const walk = (v: unknown, depth: number, bound: Set<string>, equality = false): void => {
     if (Array.isArray(v)) {
       for (const x of v) walk(x, depth, bound)
@@ -76,26 +103,32 @@ export function inspect(root: unknown, hashed: ReadonlySet<string>): Inspection 
     if (p !== null) {
       needs.add(p)
       if (!bound.has(p.split('.')[0]!)) reads.add(p)
-      if (hashed.has(p) && !equality)
-        throw new HashedMisuse(p, v.start, 'compare it only with ==, != or in, or test it with has()')
+      if (hashed.has(p) && !equality) throw hashedMisuse(p, v.start, ONLY_EQUALITY)
+      const listed = /^lists\.attributes\.([^.]+)/.exec(p)
+      if (listed && !hashed.has(`event.attributes.${listed[1]}`))
+        throw new Misuse(
+          `${listed[0]}: only hashed attributes are looked up in lists, and ${listed[1]} is not declared hashed`,
+          v.start,
+        )
       if (v.op !== 'id') return
     }
     if (EQUALITY.has(v.op) && Array.isArray(v.args) && v.args.length === 2) {
       const [l, r] = v.args as [unknown, unknown]
-      for (const [side, other] of [
-        [l, r],
-        [r, l],
-      ] as const) {
-        const hp = hashedPath(side)
-        if (hashed.has(hp) && isLiteral(other))
-          throw new HashedMisuse(
-            hp,
-            (other as Node).start,
-            'its value is a keyed hash: compare it with another value, not a literal',
-          )
+      const lh = hashedPath(l)
+      const rh = hashedPath(r)
+      if (v.op !== 'in') {
+        // a == b, a != b: a literal facing a hashed attribute is hashed; anything else is compared as is.
+        if (!(lh !== null && literal(r, lh))) walk(r, depth, bound, true)
+        if (!(rh !== null && literal(l, rh))) walk(l, depth, bound, true)
+        return
       }
-      walk(l, depth, bound, true)
-      walk(r, depth, bound, v.op !== 'in')
+      if (lh !== null && isNode(r) && r.op === 'list' && Array.isArray(r.args)) {
+        // hashed in ['a', 'b']: each string is hashed.
+        for (const e of r.args) if (!literal(e, lh)) walk(e, depth, bound, true)
+      } else if (lh !== null && isLiteral(r)) throw hashedMisuse(lh, r.start, NOT_THIS_LITERAL)
+      // 'a' in hashed (a hashed list of strings): the string is hashed.
+      else walk(r, depth, bound, rh !== null)
+      if (!(rh !== null && literal(l, rh))) walk(l, depth, bound, true)
       return
     }
     if (v.op === 'call' && Array.isArray(v.args) && v.args[0] === 'has') {
@@ -117,13 +150,11 @@ export function inspect(root: unknown, hashed: ReadonlySet<string>): Inspection 
     walk(v.args, depth, bound)
   }
   walk(root, 0, new Set())
-  return { reads: [...reads].sort(), needs: [...needs].sort(), macroDepth }
+  hashedLiterals.sort((a, b) => a.start - b.start)
+  return { reads: [...reads].sort(), needs: [...needs].sort(), macroDepth, hashedLiterals }
 }
 
 const isName = (v: unknown) => isNode(v) && pathOf(v) === 'event.name'
-const stringValue = (v: unknown): string | null =>
-  isNode(v) && v.op === 'value' && typeof v.args === 'string' ? v.args : null
-
 /**
  * The event names a condition can hold for, or null when it may hold for any. Exact by construction:
  * `event.name == 'x'` (either side) holds only for x, `event.name in ['x', 'y']` only for x and y;

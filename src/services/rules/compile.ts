@@ -9,7 +9,7 @@ import {
   effectiveConfig,
   type ScoringConfig,
 } from '../../scoring/tenant-config.js'
-import { eventNames, guards, HashedMisuse, inspect } from './analyse.js'
+import { eventNames, guards, inspect, Misuse } from './analyse.js'
 
 /** Bounds of a tenant's rules (docs/rules.md, "Limits"). */
 export const RULE_LIMITS = {
@@ -64,7 +64,45 @@ const firstLine = (err: unknown) =>
     .split('\n')[0]!
     .trim()
 
-function compileOne(spec: RuleSpec, index: number, hashed: ReadonlySet<string>): CompiledRule {
+/**
+ * How a tenant's string literals compared with its hashed attributes are hashed: the same keyed hash
+ * its attribute values get (services/rules/attribute-hash.ts). `scope` (the tenant) keys the cache.
+ */
+export interface LiteralHash {
+  scope: string
+  hash: (value: string) => string
+}
+
+/**
+ * The condition with each string literal compared with a hashed attribute replaced by its keyed hash:
+ * the program that runs. The config keeps the rule as the tenant wrote it.
+ */
+function withHashedLiterals(
+  when: string,
+  literals: readonly { start: number; end: number; value: string }[],
+  literalHash: LiteralHash | undefined,
+): string {
+  // Only a command line run without the server secret compiles without it.
+  if (!literalHash)
+    throw new ApiError(
+      'unprocessable',
+      'a rule compares a hashed attribute with a string: compiling it needs the server secret (VERDICT_SECRET)',
+    )
+  let text = ''
+  let at = 0
+  for (const l of literals) {
+    text += `${when.slice(at, l.start)}'${literalHash.hash(l.value)}'`
+    at = l.end
+  }
+  return text + when.slice(at)
+}
+
+function compileOne(
+  spec: RuleSpec,
+  index: number,
+  hashed: ReadonlySet<string>,
+  literalHash: LiteralHash | undefined,
+): CompiledRule {
   if (spec.when.length > RULE_LIMITS.expressionChars)
     throw new RuleProblem(index, spec.id, `when is longer than ${RULE_LIMITS.expressionChars} characters`)
   let program: ReturnType<Environment['parse']>
@@ -81,26 +119,33 @@ function compileOne(spec: RuleSpec, index: number, hashed: ReadonlySet<string>):
   try {
     inspected = inspect(program.ast, hashed)
   } catch (err) {
-    if (!(err instanceof HashedMisuse)) throw err
-    throw new RuleProblem(index, spec.id, `${err.path} is hashed: ${err.why}`, err.position)
+    if (!(err instanceof Misuse)) throw err
+    throw new RuleProblem(index, spec.id, err.problem, err.position)
   }
-  const { reads, needs, macroDepth } = inspected
-  const names = eventNames(program.ast)
+  const { reads, needs, macroDepth, hashedLiterals } = inspected
   if (macroDepth > RULE_LIMITS.nestedMacros)
     throw new RuleProblem(
       index,
       spec.id,
       `comprehensions nest ${macroDepth} deep; at most ${RULE_LIMITS.nestedMacros} are allowed`,
     )
+  let run = program
+  if (hashedLiterals.length > 0) {
+    // The same tree with other strings: it parses and checks as the original did.
+    run = ENV.parse(withHashedLiterals(spec.when, hashedLiterals, literalHash))
+    const again = run.check()
+    if (!again.valid) throw again.error
+  }
+  const names = eventNames(run.ast)
   return {
     spec,
     reads,
     needs,
     eventNames: names === null ? null : [...names].sort(),
-    guards: guards(program.ast),
+    guards: guards(run.ast),
     test: (vars: RuleVariables) => {
       try {
-        return program(vars) === true
+        return run(vars) === true
       } catch {
         // An evaluation error (a missing attribute, a type mismatch in dyn values) means "does not hold".
         return false
@@ -117,8 +162,15 @@ export const hashedPaths = (attributes: AttributeSpecs | undefined): Set<string>
       .map(([k]) => `event.attributes.${k}`),
   )
 
-/** Compiles a tenant's rules, or throws a RuleProblem naming the first rule that cannot be taken. */
-export function compileRules(specs: readonly RuleSpec[], attributes?: AttributeSpecs): CompiledRule[] {
+/**
+ * Compiles a tenant's rules, or throws a RuleProblem naming the first rule that cannot be taken.
+ * `literalHash` is needed when a rule compares a hashed attribute with a string.
+ */
+export function compileRules(
+  specs: readonly RuleSpec[],
+  attributes?: AttributeSpecs,
+  literalHash?: LiteralHash,
+): CompiledRule[] {
   const hashed = hashedPaths(attributes)
   if (specs.length > RULE_LIMITS.rules)
     throw new ApiError('bad_request', `rules: at most ${RULE_LIMITS.rules} rules per tenant`)
@@ -132,7 +184,7 @@ export function compileRules(specs: readonly RuleSpec[], attributes?: AttributeS
       )
     if (seen.has(spec.id)) throw new RuleProblem(i, spec.id, 'id is used by another rule')
     seen.add(spec.id)
-    return compileOne(spec, i, hashed)
+    return compileOne(spec, i, hashed, literalHash)
   })
 }
 
@@ -146,24 +198,28 @@ const CACHE_MAX = 1000
  */
 const byArray = new WeakMap<
   readonly RuleSpec[],
-  { attributes: AttributeSpecs | undefined; rules: CompiledRule[] }
+  { attributes: AttributeSpecs | undefined; scope: string | undefined; rules: CompiledRule[] }
 >()
 
 export function compiledRules(
   specs: readonly RuleSpec[] | undefined,
   attributes?: AttributeSpecs,
+  literalHash?: LiteralHash,
 ): CompiledRule[] {
   if (!specs || specs.length === 0) return []
+  const scope = literalHash?.scope
   const known = byArray.get(specs)
-  if (known && known.attributes === attributes) return known.rules
-  const key = JSON.stringify([specs, [...hashedPaths(attributes)].sort()])
+  if (known && known.attributes === attributes && known.scope === scope) return known.rules
+  const hashed = [...hashedPaths(attributes)].sort()
+  // Literals compared with hashed attributes are hashed per tenant: such rule sets are the tenant's own.
+  const key = JSON.stringify([specs, hashed, hashed.length > 0 ? (scope ?? null) : null])
   let rules = cache.get(key)
   if (!rules) {
-    rules = compileRules(specs, attributes)
+    rules = compileRules(specs, attributes, literalHash)
     if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string)
     cache.set(key, rules)
   }
-  byArray.set(specs, { attributes, rules })
+  byArray.set(specs, { attributes, scope, rules })
   return rules
 }
 
@@ -187,8 +243,8 @@ export function effectiveOf(
 }
 
 /** The engine's configuration: rules compiled (once per distinct rule set and process). */
-export function scoringConfig(c: EffectiveConfig): ScoringConfig {
-  const rules = compiledRules(c.rules, c.attributes)
+export function scoringConfig(c: EffectiveConfig, literalHash?: LiteralHash): ScoringConfig {
+  const rules = compiledRules(c.rules, c.attributes, literalHash)
   // A version recorded before a weight became configurable lacks its key: the default (the weight it
   // was fixed at then) applies, so its events replay identically.
   const weights = { ...DEFAULT_WEIGHTS, ...c.weights }
