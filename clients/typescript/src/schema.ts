@@ -1763,9 +1763,9 @@ export interface operations {
                             /** @description by attribute key; replaces the stored declarations ({} removes them) */
                             attributes?: {
                                 [key: string]: {
-                                    /** @description store and show only its keyed hash; rules compare it only for equality */
+                                    /** @description store and show only its keyed hash; rules use it only for equality and membership (a string compared with it is hashed when the rule is saved) */
                                     hashed?: boolean;
-                                    /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                    /** @description keep distinct accounts and events per value (each string of a list on its own) over 10 minutes, 1 hour and 24 hours (at most 5) */
                                     counted?: boolean;
                                 };
                             };
@@ -1798,9 +1798,9 @@ export interface operations {
                             /** @description by attribute key; replaces the stored declarations ({} removes them) */
                             attributes?: {
                                 [key: string]: {
-                                    /** @description store and show only its keyed hash; rules compare it only for equality */
+                                    /** @description store and show only its keyed hash; rules use it only for equality and membership (a string compared with it is hashed when the rule is saved) */
                                     hashed?: boolean;
-                                    /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                    /** @description keep distinct accounts and events per value (each string of a list on its own) over 10 minutes, 1 hour and 24 hours (at most 5) */
                                     counted?: boolean;
                                 };
                             };
@@ -1960,9 +1960,9 @@ export interface operations {
                     /** @description by attribute key; replaces the stored declarations ({} removes them) */
                     attributes?: {
                         [key: string]: {
-                            /** @description store and show only its keyed hash; rules compare it only for equality */
+                            /** @description store and show only its keyed hash; rules use it only for equality and membership (a string compared with it is hashed when the rule is saved) */
                             hashed?: boolean;
-                            /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                            /** @description keep distinct accounts and events per value (each string of a list on its own) over 10 minutes, 1 hour and 24 hours (at most 5) */
                             counted?: boolean;
                         };
                     };
@@ -2053,9 +2053,9 @@ export interface operations {
                             /** @description by attribute key; replaces the stored declarations ({} removes them) */
                             attributes?: {
                                 [key: string]: {
-                                    /** @description store and show only its keyed hash; rules compare it only for equality */
+                                    /** @description store and show only its keyed hash; rules use it only for equality and membership (a string compared with it is hashed when the rule is saved) */
                                     hashed?: boolean;
-                                    /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                    /** @description keep distinct accounts and events per value (each string of a list on its own) over 10 minutes, 1 hour and 24 hours (at most 5) */
                                     counted?: boolean;
                                 };
                             };
@@ -2088,9 +2088,9 @@ export interface operations {
                             /** @description by attribute key; replaces the stored declarations ({} removes them) */
                             attributes?: {
                                 [key: string]: {
-                                    /** @description store and show only its keyed hash; rules compare it only for equality */
+                                    /** @description store and show only its keyed hash; rules use it only for equality and membership (a string compared with it is hashed when the rule is saved) */
                                     hashed?: boolean;
-                                    /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                    /** @description keep distinct accounts and events per value (each string of a list on its own) over 10 minutes, 1 hour and 24 hours (at most 5) */
                                     counted?: boolean;
                                 };
                             };
@@ -2197,9 +2197,9 @@ export interface operations {
                                 /** @description by attribute key; replaces the stored declarations ({} removes them) */
                                 attributes?: {
                                     [key: string]: {
-                                        /** @description store and show only its keyed hash; rules compare it only for equality */
+                                        /** @description store and show only its keyed hash; rules use it only for equality and membership (a string compared with it is hashed when the rule is saved) */
                                         hashed?: boolean;
-                                        /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                        /** @description keep distinct accounts and events per value (each string of a list on its own) over 10 minutes, 1 hour and 24 hours (at most 5) */
                                         counted?: boolean;
                                     };
                                 };
