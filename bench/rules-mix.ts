@@ -4,7 +4,8 @@
  * `realistic` (the default) is a fraud team's rule book as the worked examples of docs/rules.md write
  * them: most rules are about one kind of event and say so first (`event.name == 'checkout' && …`),
  * some name several (`event.name in [...]`), a fifth look at any event (reasons, the score, lists,
- * device integrity). Events carry the attributes their kind has: a checkout its amount, card and
+ * device integrity); a hashed card fingerprint is compared with cards written in rules and looked up
+ * in a list of stolen cards, and it and a referral code are counted. Events carry the attributes their kind has: a checkout its amount, card and
  * shipping, a signup its plan and referral code, a login its method. Thresholds are set so that most
  * rules hold on well under 1 % of their events and a few broad score rules on several percent, about
  * one rule holding per event in all.
@@ -17,6 +18,9 @@ import type { AttributeSpecs, RuleSpec } from '../src/scoring/rules/types.js'
 import { scoreBodies } from './score-mix.js'
 
 export type RuleMix = 'realistic' | 'dense'
+
+/** The cards on the `stolen_cards` list of both tenants (one checkout's card in 97). */
+export const STOLEN_CARDS = Array.from({ length: 100 }, (_, k) => `card-${(k + 1) * 97}`)
 
 export const BENCH_ATTRIBUTES: AttributeSpecs = {
   card_fp: { hashed: true, counted: true },
@@ -33,6 +37,11 @@ const enforce = (i: number, when: string): RuleSpec => ({
 
 /** Shapes of rules, by what they are about; each called with a small number varying its thresholds. */
 const CHECKOUT = [
+  // Cards the team knows: a list of stolen cards, and a few written into the rule (both hashed).
+  (n: number) =>
+    `event.name == 'checkout' && 'stolen_cards' in lists.attributes.card_fp && event.attributes.amount > ${n * 100}`,
+  (n: number) =>
+    `event.name == 'checkout' && event.attributes.card_fp in ['card-${13 + n}', 'card-${1013 + n}', 'card-${2013 + n}']`,
   (n: number) =>
     `event.name == 'checkout' && event.attributes.amount > ${1200 + n * 20} && event.attributes.first_order`,
   (n: number) =>
