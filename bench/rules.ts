@@ -21,7 +21,7 @@ import { loadSettings } from '../src/config/settings.js'
 import { loadIntel } from '../src/intel/index.js'
 import { score } from '../src/scoring/engine.js'
 import { type RecordedInput, replayInput } from '../src/scoring/recorded.js'
-import { guardHolds, rulePlan } from '../src/scoring/rules/plan.js'
+import { emptyMemo, guardsPass, rulePlan } from '../src/scoring/rules/plan.js'
 import type { RuleSpec } from '../src/scoring/rules/types.js'
 import { createTenant } from '../src/services/access/tenants.js'
 import { attributeHash } from '../src/services/rules/attribute-hash.js'
@@ -189,10 +189,10 @@ export async function benchRules(
     for (let k = 0; k < inputs.length; k++) {
       const bucket = plan.byName.get(inputs[k]!.facts?.event.name ?? '') ?? plan.other
       const builtIn = score(plainInputs[k]!)
-      const vars = {}
-      bucket.guarded?.(vars, ruledInputs[k]!, { reasons: builtIn.reasons, score: builtIn.score })
+      const memo = emptyMemo(bucket)
+      const facts = { reasons: builtIn.reasons, score: builtIn.score }
       named += bucket.rules.length
-      evaluated += bucket.rules.filter((r) => r.rule.guards.every((g) => guardHolds(vars, g))).length
+      evaluated += bucket.rules.filter((r) => guardsPass(r, memo, ruledInputs[k]!, facts)).length
     }
     const n = Math.max(1, inputs.length)
     return {

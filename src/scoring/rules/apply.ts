@@ -1,6 +1,6 @@
 import type { Check, EngineInput, Verdict } from '../types.js'
-import { evidenceValue, guardHolds, rulePlan } from './plan.js'
-import type { CompiledRule, Guard } from './types.js'
+import { emptyMemo, evidenceValue, guardsPass, rulePlan } from './plan.js'
+import type { CompiledRule } from './types.js'
 
 /** FNV-1a, 32 bits: a stable, dependency-free hash for rollout buckets (not a secret). */
 function fnv1a(s: string): number {
@@ -39,11 +39,6 @@ function strictest(a: Verdict | null, b: Verdict): Verdict {
   return SEVERITY[b] > SEVERITY[a] ? b : a
 }
 
-function guardsHold(vars: Record<string, unknown>, guards: readonly Guard[]): boolean {
-  for (const g of guards) if (!guardHolds(vars, g)) return false
-  return true
-}
-
 /** Runs the tenant's rules over an event after the built-in checks (docs/rules.md, "Actions"). */
 export function applyRules(
   input: EngineInput,
@@ -57,17 +52,18 @@ export function applyRules(
   const bucket = plan.byName.get(name) ?? plan.other
   if (bucket.rules.length === 0) return out
   const vars: Record<string, unknown> = {}
-  bucket.guarded?.(vars, input, builtIn)
+  const memo = emptyMemo(bucket)
   const subject = input.facts?.subject ?? null
   // A condition that fails (a missing attribute) throws inside the evaluator and counts as not
   // holding; nothing reads the stack of those errors, so none is captured.
   const stackLimit = Error.stackTraceLimit
   Error.stackTraceLimit = 0
   try {
-    for (const { rule: r, complete } of bucket.rules) {
+    for (const entry of bucket.rules) {
+      const r = entry.rule
       if (!inRollout(r.id, subject, r.rollout)) continue
-      if (!guardsHold(vars, r.guards)) continue
-      complete?.(vars, input, builtIn)
+      if (!guardsPass(entry, memo, input, builtIn)) continue
+      entry.complete(vars, input, builtIn, memo)
       if (!r.rule.test(vars)) continue
       if (r.mode === 'shadow') {
         out.shadow.push(r.id)

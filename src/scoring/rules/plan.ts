@@ -1,6 +1,14 @@
-import type { Check, Verdict } from '../types.js'
+import type { Check, EngineInput, Verdict } from '../types.js'
 import { type CompiledRule, type CustomReason, customReason, type Guard, type RuleMode } from './types.js'
-import { type VariableCompleter, variableCompleter } from './variables.js'
+import {
+  type BuiltIn,
+  UNMADE,
+  type Variable,
+  type VariableCompleter,
+  type VariableMemo,
+  variableCompleter,
+  variableOf,
+} from './variables.js'
 
 /** A rule with everything about it that does not change between events, worked out once. */
 export interface PlannedRule {
@@ -17,14 +25,30 @@ export interface PlannedRule {
   evidence: readonly (readonly [path: string, parts: readonly string[]])[]
 }
 
+/** A guard with the variable it tests: its index in the bucket's memo and the rest of its path. */
+export interface SlotGuard {
+  guard: Guard
+  slot: number
+  make: Variable['make']
+  rest: readonly string[]
+}
+
+/** A rule as an event of one name meets it: its guards, then its variables (`complete`). */
+export interface BucketRule {
+  rule: PlannedRule
+  guards: readonly SlotGuard[]
+  complete: VariableCompleter
+}
+
 /**
- * The rules an event of one name can fire, in the tenant's order. `guarded` adds the variables their
- * guards read: an event first gets those, and a rule whose guards pass then adds the rest of its own
- * (`complete`, null when its guards read them all), so the variables of skipped rules are never made.
+ * The rules an event of one name can fire, in the tenant's order, and the variables they read (`slots`
+ * of them, each with its index in the event's memo). A rule's guards make only the variables they
+ * test, when they test them; a rule whose guards pass then gets the rest of its own, so the variables
+ * of skipped rules are never made.
  */
 export interface RuleBucket {
-  rules: readonly { rule: PlannedRule; complete: VariableCompleter | null }[]
-  guarded: VariableCompleter | null
+  rules: readonly BucketRule[]
+  slots: number
 }
 
 /**
@@ -59,11 +83,20 @@ function planned(rule: CompiledRule): PlannedRule | null {
 }
 
 function bucket(rules: PlannedRule[]): RuleBucket {
-  const guardPaths = rules.flatMap((r) => r.guards.map((g) => g.path.join('.')))
-  return {
-    rules: rules.map((rule) => ({ rule, complete: variableCompleter(rule.rule.needs, guardPaths) })),
-    guarded: variableCompleter(guardPaths),
+  const slots = new Map<string, number>()
+  const slot = (key: string) => {
+    if (!slots.has(key)) slots.set(key, slots.size)
+    return slots.get(key)!
   }
+  const entries = rules.map((rule): BucketRule => {
+    // A guard on no single variable (a whole group) is left out: skipping fewer rules is always safe.
+    const guards = rule.guards.flatMap((guard) => {
+      const at = variableOf(guard.path)
+      return at ? [{ guard, slot: slot(at.variable.key), make: at.variable.make, rest: at.rest }] : []
+    })
+    return { rule, guards, complete: variableCompleter(rule.rule.needs, slot) }
+  })
+  return { rules: entries, slots: slots.size }
 }
 
 function makePlan(rules: readonly CompiledRule[]): RulePlan {
@@ -87,9 +120,9 @@ export function rulePlan(rules: readonly CompiledRule[]): RulePlan {
   return plan
 }
 
-/** The raw value at a variable path, or undefined when a step is missing. */
-function valueAt(vars: Record<string, unknown>, path: readonly string[], upTo = path.length): unknown {
-  let v: unknown = vars
+/** The value at a path inside a variable's value, or undefined when a step is missing. */
+function valueIn(value: unknown, path: readonly string[], upTo = path.length): unknown {
+  let v = value
   for (let k = 0; k < upTo; k++) {
     if (v === null || typeof v !== 'object' || !Object.hasOwn(v, path[k]!)) return undefined
     v = (v as Record<string, unknown>)[path[k]!]
@@ -103,16 +136,18 @@ const isPlainMap = (v: object) => {
 }
 
 /**
- * Whether the variables pass a guard (types.ts). Each test fails only where CEL could not make its
- * conjunct true: a missing value is an error there, a value of another type an error or false, and
- * numbers compare exactly in both (a bigint with a double included).
+ * Whether a variable's value passes a guard (types.ts), `rest` being the guard's path inside it. Each
+ * test fails only where CEL could not make its conjunct true: a missing value is an error there, a
+ * value of another type an error or false, and numbers compare exactly in both (a bigint with a double
+ * included). `has()` of a group's field always holds: every field a rule names is made.
  */
-export function guardHolds(vars: Record<string, unknown>, g: Guard): boolean {
+export function guardHolds(value: unknown, rest: readonly string[], g: Guard): boolean {
   if (g.test === 'has') {
-    const parent = valueAt(vars, g.path, g.path.length - 1)
-    return parent !== null && typeof parent === 'object' && Object.hasOwn(parent, g.path[g.path.length - 1]!)
+    if (rest.length === 0) return true
+    const parent = valueIn(value, rest, rest.length - 1)
+    return parent !== null && typeof parent === 'object' && Object.hasOwn(parent, rest[rest.length - 1]!)
   }
-  const v = valueAt(vars, g.path)
+  const v = valueIn(value, rest)
   switch (g.test) {
     case 'true':
       return v === true
@@ -141,6 +176,19 @@ export function guardHolds(vars: Record<string, unknown>, g: Guard): boolean {
       return v <= g.value && v >= g.value
   }
 }
+
+/** Whether a rule's guards all pass for an event, making (once, in `memo`) the variables they test. */
+export function guardsPass(r: BucketRule, memo: VariableMemo, input: EngineInput, builtIn: BuiltIn): boolean {
+  for (const { guard, slot, make, rest } of r.guards) {
+    let value = memo[slot]
+    if (value === UNMADE) value = memo[slot] = make(input, builtIn)
+    if (!guardHolds(value, rest, guard)) return false
+  }
+  return true
+}
+
+/** A fresh memo for an event in a bucket: nothing made yet. */
+export const emptyMemo = (bucket: RuleBucket): VariableMemo => new Array(bucket.slots).fill(UNMADE)
 
 /** The value of a variable path (`event.attributes.amount`), as evidence: JSON, null when absent. */
 export function evidenceValue(

@@ -162,69 +162,113 @@ export const VARIABLE_CLASSES: Record<Group, new () => Record<string, unknown>> 
 const isGroup = (name: string): name is Group => Object.hasOwn(GROUP_FIELDS, name)
 const isSingle = (name: string): name is keyof typeof SINGLE => Object.hasOwn(SINGLE, name)
 
-/**
- * Adds to an event's variables those of some paths that are not there yet (made from the event's
- * input and the built-in result), leaving the others as they are.
- */
-export type VariableCompleter = (vars: RuleVariables, input: EngineInput, builtIn: BuiltIn) => void
+/** Not made yet, in an event's memo of variables (`VariableMemo`). */
+export const UNMADE: unique symbol = Symbol('unmade')
 
 /**
- * The variables some paths reach (`ip.vpn`, `event.attributes.amount`, `reasons`), as `group.field`
- * and single names: a group named alone (`ip`) reaches all its fields; names that are not variables
- * (a comprehension's own) reach nothing.
+ * The variables of an event made so far, by their index in a rule set's list (`plan.ts`): each is made
+ * once per event, whether a guard or a rule's variables need it first.
  */
-function reached(paths: Iterable<string>): Set<string> {
-  const out = new Set<string>()
-  for (const path of paths) {
-    const [root, field] = path.split('.', 2) as [string, string | undefined]
-    if (isSingle(root)) out.add(root)
-    if (!isGroup(root)) continue
-    if (field !== undefined && Object.hasOwn(GROUP_FIELDS[root], field)) out.add(`${root}.${field}`)
-    else for (const f of Object.keys(GROUP_FIELDS[root])) out.add(`${root}.${f}`)
-  }
-  return out
+export type VariableMemo = unknown[]
+
+/** One variable: a group's field (`ip.vpn`) or a variable of its own (`reasons`). */
+export interface Variable {
+  key: string
+  group: Group | null
+  field: string
+  make: Field
 }
 
 /**
- * A completer for the variables the given paths reach, but those `made` already reaches (an event has
- * them by then), or null when that leaves none. Made once per rule set, so each event computes only
- * what the rules it evaluates may read: a rule never reads a field its paths do not name.
+ * The variable a path starts with and the rest of the path inside its value:
+ * `event.attributes.amount` is `event.attributes` and `['amount']`; null when the path names a whole
+ * group or no variable (a comprehension's own name).
  */
-export function variableCompleter(
-  paths: Iterable<string>,
-  made: Iterable<string> = [],
-): VariableCompleter | null {
-  const there = reached(made)
-  const wanted = [...reached(paths)].filter((v) => !there.has(v))
-  if (wanted.length === 0) return null
-  const groups = new Map<Group, [string, Field][]>()
-  const single: (readonly [string, Field])[] = []
-  for (const v of wanted) {
-    const [root, field] = v.split('.') as [string, string | undefined]
-    if (field === undefined) single.push([root, SINGLE[root as keyof typeof SINGLE] as Field])
-    else {
-      const fields = groups.get(root as Group) ?? []
-      fields.push([field, (GROUP_FIELDS[root as Group] as Record<string, Field>)[field]!])
-      groups.set(root as Group, fields)
+export function variableOf(path: readonly string[]): { variable: Variable; rest: string[] } | null {
+  const [root, field] = path
+  if (root !== undefined && isSingle(root))
+    return {
+      variable: { key: root, group: null, field: root, make: SINGLE[root] as Field },
+      rest: path.slice(1),
+    }
+  if (
+    root === undefined ||
+    !isGroup(root) ||
+    field === undefined ||
+    !Object.hasOwn(GROUP_FIELDS[root], field)
+  )
+    return null
+  const make = (GROUP_FIELDS[root] as Record<string, Field>)[field]!
+  return { variable: { key: `${root}.${field}`, group: root, field, make }, rest: path.slice(2) }
+}
+
+/**
+ * The variables some paths reach (`ip.vpn`, `event.attributes.amount`, `reasons`): a group named
+ * alone (`ip`) reaches all its fields; names that are not variables (a comprehension's own) none.
+ */
+export function reached(paths: Iterable<string>): Variable[] {
+  const out = new Map<string, Variable>()
+  for (const path of paths) {
+    const parts = path.split('.')
+    const root = parts[0]!
+    const fields = isGroup(root) && parts.length === 1 ? Object.keys(GROUP_FIELDS[root]) : [parts[1]]
+    for (const f of fields) {
+      const v = variableOf(f === undefined ? [root] : [root, f])
+      if (v) out.set(v.variable.key, v.variable)
     }
   }
-  const steps = [...groups].map(([name, fields]) => ({ name, Class: VARIABLE_CLASSES[name], fields }))
-  return (vars, input, builtIn) => {
-    for (const { name, Class, fields } of steps) {
-      let o = vars[name] as Record<string, unknown> | undefined
-      if (o === undefined) vars[name] = o = new Class()
-      for (const [f, make] of fields) if (!Object.hasOwn(o, f)) o[f] = make(input, builtIn)
+  return [...out.values()]
+}
+
+/**
+ * Adds to an event's variables those a rule may read that are not there yet, taking any the memo
+ * holds already (made for a guard) and keeping what it makes there.
+ */
+export type VariableCompleter = (
+  vars: RuleVariables,
+  input: EngineInput,
+  builtIn: BuiltIn,
+  memo: VariableMemo,
+) => void
+
+/**
+ * A completer for the variables the given paths reach; `slot` gives a variable's index in the memo.
+ * Made once per rule set, so each event computes only what the rules it evaluates may read: a rule
+ * never reads a field its paths do not name.
+ */
+export function variableCompleter(paths: Iterable<string>, slot: (key: string) => number): VariableCompleter {
+  const steps = reached(paths).map((v) => ({
+    ...v,
+    slot: slot(v.key),
+    Class: v.group && VARIABLE_CLASSES[v.group],
+  }))
+  return (vars, input, builtIn, memo) => {
+    for (const { group, field, make, slot, Class } of steps) {
+      let o: Record<string, unknown> = vars
+      if (group !== null) {
+        o = vars[group] as Record<string, unknown>
+        if (o === undefined) vars[group] = o = new Class!()
+      }
+      if (Object.hasOwn(o, field)) continue
+      let value = memo[slot]
+      if (value === UNMADE) value = memo[slot] = make(input, builtIn)
+      o[field] = value
     }
-    for (const [name, make] of single) if (!Object.hasOwn(vars, name)) vars[name] = make(input, builtIn)
   }
 }
 
 /** Every variable: what a rule set that reads everything sees. */
-const everything = variableCompleter([...Object.keys(GROUP_FIELDS), ...Object.keys(SINGLE)])!
+const all = reached([...Object.keys(GROUP_FIELDS), ...Object.keys(SINGLE)]).map((v) => v.key)
+const everything = variableCompleter(all, (key) => all.indexOf(key))
 
 export function ruleVariables(input: EngineInput, builtIn: BuiltIn): RuleVariables {
   const vars: RuleVariables = {}
-  everything(vars, input, builtIn)
+  everything(
+    vars,
+    input,
+    builtIn,
+    all.map(() => UNMADE),
+  )
   return vars
 }
 
