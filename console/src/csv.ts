@@ -1,7 +1,7 @@
 /**
  * List entries as CSV (RFC 4180: fields with a comma, quote or line break are quoted, quotes doubled).
  * Columns `list,type,value,expires_ms,note`; an export adds `hint`, the only form of a hashed value
- * (email, ip, phone) the server still knows, so such rows export with an empty value.
+ * (email, ip, phone, attribute) the server still knows, so such rows export with an empty value.
  */
 export interface CsvRow {
   list: string
@@ -14,7 +14,7 @@ export interface CsvRow {
 export const IMPORT_COLUMNS = ['list', 'type', 'value', 'expires_ms', 'note'] as const
 export const EXPORT_COLUMNS = [...IMPORT_COLUMNS, 'hint'] as const
 const LIST_NAME = /^[a-z][a-z0-9_]{0,39}$/
-export const TYPES = ['email', 'ip', 'phone', 'device', 'user']
+export const TYPES = ['email', 'ip', 'phone', 'device', 'user', 'attribute']
 
 /** Splits CSV text into records of fields; a quoted field may hold commas, quotes and line breaks. */
 export function csvRecords(text: string): { line: number; fields: string[] }[] {

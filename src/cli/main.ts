@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { resolveSecret } from '../config/secret.js'
+import { resolveSecret, SecretError } from '../config/secret.js'
 import { loadSettings, type Settings } from '../config/settings.js'
 import { createTenant, issueKey, revokeKey, rotateKey, TenantAdminError } from '../services/access/tenants.js'
 import { withStartupLock } from '../services/runtime/startup-lock.js'
@@ -259,7 +259,16 @@ export async function main(
       const hasher = new Hasher(await resolveSecret(store, settings.storage, settings.secret))
       return await auditCommand(sub, rest, store, hasher, out, (line) => io.stderr.write(line))
     }
-    if (group === 'replay') return await replayCommand(sub === undefined ? rest : [sub, ...rest], store, out)
+    if (group === 'replay') {
+      // A rule comparing a hashed attribute with a string is compiled with the tenant's keyed hash;
+      // without a secret the other events still replay.
+      const secret = await resolveSecret(store, settings.storage, settings.secret).catch((err) => {
+        if (err instanceof SecretError) return undefined
+        throw err
+      })
+      const hasher = secret === undefined ? undefined : new Hasher(secret)
+      return await replayCommand(sub === undefined ? rest : [sub, ...rest], store, hasher, out)
+    }
     if (group === 'report') return await reportCommand(sub, rest, store, (text) => io.stdout.write(text))
     if (group === 'users') {
       await users(store, sub, rest, out, io.stdin ?? process.stdin, (text) => io.stderr.write(text))

@@ -1,6 +1,7 @@
 import { notFound } from '../errors.js'
 import { replayEvent } from '../services/decisions/replay.js'
 import type { Store } from '../store/index.js'
+import type { Hasher } from '../util/secrets.js'
 import { UsageError } from './errors.js'
 
 /**
@@ -10,6 +11,7 @@ import { UsageError } from './errors.js'
 export async function replayCommand(
   args: string[],
   store: Store,
+  hasher: Hasher | undefined,
   out: (value: unknown) => void,
 ): Promise<number> {
   const [eventId, ...extra] = args
@@ -18,6 +20,6 @@ export async function replayCommand(
   const tenantId = await store.decisions.tenantOfEvent(eventId)
   const tenant = tenantId ? await store.tenants.get(tenantId) : undefined
   if (!tenant) throw notFound(`no event ${eventId}`)
-  out(await replayEvent({ store, tenant }, eventId))
+  out(await replayEvent(hasher ? { store, tenant, hasher } : { store, tenant }, eventId))
   return 0
 }

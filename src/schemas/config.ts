@@ -50,12 +50,15 @@ export const AttributeSpecs = Type.Record(
   Type.String({ pattern: '^[a-z][a-z0-9_]{0,39}$' }),
   Strict({
     hashed: Type.Optional(
-      Type.Boolean({ description: 'store and show only its keyed hash; rules compare it only for equality' }),
+      Type.Boolean({
+        description:
+          'store and show only its keyed hash; rules use it only for equality and membership (a string compared with it is hashed when the rule is saved)',
+      }),
     ),
     counted: Type.Optional(
       Type.Boolean({
         description:
-          'keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5)',
+          'keep distinct accounts and events per value (each string of a list on its own) over 10 minutes, 1 hour and 24 hours (at most 5)',
       }),
     ),
   }),

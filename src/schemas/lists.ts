@@ -1,12 +1,16 @@
 import { Type } from '@fastify/type-provider-typebox'
-import { LISTED_KINDS } from '../util/entities.js'
+import { LIST_ENTRY_TYPES } from '../util/entities.js'
 import { Digits, Stored, StrEnum, Strict } from './common.js'
 
 /** `allow` and `block` decide; other names are named lists that tenant rules test (docs/rules.md). */
 export const LIST_NAME_PATTERN = '^[a-z][a-z0-9_]{0,39}$'
 const ListName = (description: string) =>
   Type.String({ pattern: LIST_NAME_PATTERN, minLength: 1, maxLength: 40, description })
-const ListedKind = StrEnum(LISTED_KINDS, 'what kind of entity', 'ListedKind')
+const ListedKind = StrEnum(
+  LIST_ENTRY_TYPES,
+  'what kind of entity; attribute: a value of one of your hashed attributes (named lists only)',
+  'ListedKind',
+)
 
 export const ListEntryInput = Strict(
   {
@@ -16,7 +20,7 @@ export const ListEntryInput = Strict(
       minLength: 1,
       maxLength: 320,
       description:
-        'the entity; email, ip and phone are stored hashed; an ip may be a CIDR range (/8-/32, /16-/128); a phone is in international form',
+        'the entity; email, ip, phone and attribute are stored hashed; an ip may be a CIDR range (/8-/32, /16-/128); a phone is in international form; an attribute value as your requests send it',
     }),
     expires_ms: Type.Optional(
       Type.Integer({
@@ -40,7 +44,7 @@ export const ListEntryView = Type.Object(
     type: Stored(ListedKind),
     hint: Type.String({
       description:
-        'masked form for email, ip and phone (an ip range narrower than /24 or /48 too); the value itself for device and user',
+        'masked form for email, ip and phone (an ip range narrower than /24 or /48 too); the keyed hash for attribute (as events show a hashed attribute); the value itself for device and user',
     }),
     value: Type.Optional(Type.String()),
     createdMs: Type.Integer(),
@@ -64,7 +68,7 @@ export const ListEntryView = Type.Object(
 
 export const ListQuery = Strict({
   list: Type.Optional(ListName('only entries of this list')),
-  type: Type.Optional(StrEnum(LISTED_KINDS, 'only entries of this type')),
+  type: Type.Optional(StrEnum(LIST_ENTRY_TYPES, 'only entries of this type')),
   status: Type.Optional(
     StrEnum(
       ['active', 'expired'] as const,

@@ -1,4 +1,4 @@
-import type { ListedKind } from '../util/entities.js'
+import type { ListEntryType } from '../util/entities.js'
 import type { NetworkSignals } from './network-signals.js'
 import type { ReasonCode, ReasonFamily } from './reasons.js'
 import type { AttributeCounts, RuleFacts } from './rules/facts.js'
@@ -136,7 +136,9 @@ export interface AccountHistory {
 export interface ListMatch {
   /** `allow` and `block` decide; any other name is a named list only rules read. */
   list: string
-  type: ListedKind
+  type: ListEntryType
+  /** For an `attribute` entry: the key of the event's hashed attribute whose value it matched. */
+  attribute?: string
 }
 
 /** What the TLS fingerprint (JA4) of the connection of the device's beacon says. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LIST_NAME_PATTERN } from '../../src/schemas/lists.js'
 import { REASONS } from '../../src/scoring/reasons.js'
-import { LISTED_KINDS } from '../../src/util/entities.js'
+import { LIST_ENTRY_TYPES } from '../../src/util/entities.js'
 import { build, type Harness, type TestTenant } from '../helpers/build.js'
 import { deref } from '../helpers/openapi.js'
 
@@ -123,7 +123,7 @@ describe('the OpenAPI document is complete enough to generate a client from', ()
     expect(s.Event.properties.verdict.enum).toEqual(['allow', 'review', 'block'])
     // allow, block or a named list of the tenant's (docs/rules.md): open, but bounded by a pattern.
     expect(s.ListEntryInput.properties.list.pattern).toBe(LIST_NAME_PATTERN)
-    expect(s.ListEntry.properties.type.enum).toEqual([...LISTED_KINDS])
+    expect(s.ListEntry.properties.type.enum).toEqual([...LIST_ENTRY_TYPES])
     expect(s.Label.properties.label.enum).toEqual(['fraud', 'chargeback', 'legit'])
     expect(s.ReasonCode.enum).toEqual(REASONS.map((r) => r.code))
     expect(s.ScoreResponse.properties.reasons.items.anyOf[0].enum).toEqual(REASONS.map((r) => r.code))

@@ -11,8 +11,17 @@ const PHONE = '+44 20 7946 0321'
 const IP = '73.162.10.20'
 /** A hashed attribute's value (a card fingerprint): only its keyed hash may rest (docs/rules.md). */
 const CARD = 'CardRaw-4111-77'
+/** A card on the tenant's own list of attribute values: stored as its keyed hash only. */
+const LISTED_CARD = 'ListedRaw-5500-31'
+/**
+ * A card a rule compares the hashed attribute with: hashed when the rule is compiled. The config keeps
+ * the rule as the tenant wrote it (docs/rules.md), so the string rests in the config tables only.
+ */
+const RULE_CARD = 'RuleRaw-3400-19'
+const CONFIG_TABLES = ['tenant_config', 'tenant_rules', 'config_versions']
 const RAW = [
   CARD,
+  LISTED_CARD,
   '73.162.10.16',
   'distinct.person',
   'distinctperson',
@@ -43,6 +52,20 @@ async function sendEverywhere(h: Harness): Promise<{ token: string }> {
         {
           id: 'shared_card',
           when: 'has(event.attributes.card_fp) && counts.card_fp.accounts_24h >= 1',
+          then: { score: 1 },
+          mode: 'enforce',
+          rollout: 100,
+        },
+        {
+          id: 'rule_card',
+          when: `event.attributes.card_fp == '${RULE_CARD}'`,
+          then: { score: 1 },
+          mode: 'enforce',
+          rollout: 100,
+        },
+        {
+          id: 'listed_card',
+          when: "'stolen' in lists.attributes.card_fp",
           then: { score: 1 },
           mode: 'enforce',
           rollout: 100,
@@ -86,6 +109,17 @@ async function sendEverywhere(h: Harness): Promise<{ token: string }> {
   expect(v6.statusCode).toBe(200)
   const batch = await post('/v1/batch/score', { rows: [{ ...person, event: 'login' }] }, 'at-rest-3')
   expect(batch.statusCode, batch.body).toBe(200)
+  // A card a rule names and a card on an attribute list: both reach their rules as hashes.
+  expect(
+    (await post('/v1/lists', { list: 'stolen', type: 'attribute', value: LISTED_CARD })).statusCode,
+  ).toBe(200)
+  for (const [card, code, key] of [
+    [RULE_CARD, 'rule:rule_card', 'at-rest-4'],
+    [LISTED_CARD, 'rule:listed_card', 'at-rest-5'],
+  ] as const) {
+    const hit = await post('/v1/score', { ...person, attributes: { card_fp: card } }, key)
+    expect(hit.json().reasons, card).toContain(code)
+  }
   for (const [url, body] of [
     ['/v1/check/email', { email: EMAIL }],
     ['/v1/check/ip', { ip: IP }],
@@ -164,6 +198,13 @@ describe.each(['sqlite', 'postgres'] as const)('privacy at rest on %s', (engine)
       const kept = await h.store.db.all<{ body: string }>('SELECT body FROM idempotency_keys')
       expect(kept.length).toBeGreaterThanOrEqual(4)
       for (const raw of [...RAW, token]) expect(dump, raw).not.toContain(raw.toLowerCase())
+      // The string a rule compares a hashed attribute with is in the rule as written, nowhere else.
+      const outside = dump
+        .split('\n')
+        .filter((line) => !CONFIG_TABLES.some((t) => line.startsWith(`${t}.`)))
+        .join('\n')
+      expect(outside).not.toContain(RULE_CARD.toLowerCase())
+      expect(dump).toContain(RULE_CARD.toLowerCase())
       // The coarse forms that are meant to be kept are there, so the dump is not empty of them.
       expect(dump).toContain('gmail.com')
       expect(dump).toContain('73.162.10.0/24')

@@ -44,7 +44,7 @@ describe('console list CSV', () => {
     expect(rows.map((r) => r.line)).toEqual([9])
     expect(errors).toEqual([
       { line: 2, error: 'list must be allow, block or a list name (a-z, 0-9, _), not "Block"' },
-      { line: 3, error: 'type must be one of email, ip, phone, device, user' },
+      { line: 3, error: 'type must be one of email, ip, phone, device, user, attribute' },
       { line: 4, error: 'value must be 1-320 characters' },
       {
         line: 5,

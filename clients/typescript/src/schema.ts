@@ -1063,10 +1063,10 @@ export interface components {
         };
         /**
          * ListedKind
-         * @description what kind of entity
+         * @description what kind of entity; attribute: a value of one of your hashed attributes (named lists only)
          * @enum {string}
          */
-        ListedKind: "ip" | "email" | "phone" | "device" | "user";
+        ListedKind: "ip" | "email" | "phone" | "device" | "user" | "attribute";
         /**
          * ListEntry
          * @example {
@@ -1084,7 +1084,7 @@ export interface components {
             /** @description allow, block or the name of your own list */
             list: string;
             type: components["schemas"]["ListedKind"];
-            /** @description masked form for email, ip and phone (an ip range narrower than /24 or /48 too); the value itself for device and user */
+            /** @description masked form for email, ip and phone (an ip range narrower than /24 or /48 too); the keyed hash for attribute (as events show a hashed attribute); the value itself for device and user */
             hint: string;
             value?: string;
             createdMs: number;
@@ -1105,7 +1105,7 @@ export interface components {
             /** @description allow, block, or the name of your own list (lower-case letters, digits, _; up to 40) */
             list: string;
             type: components["schemas"]["ListedKind"];
-            /** @description the entity; email, ip and phone are stored hashed; an ip may be a CIDR range (/8-/32, /16-/128); a phone is in international form */
+            /** @description the entity; email, ip, phone and attribute are stored hashed; an ip may be a CIDR range (/8-/32, /16-/128); a phone is in international form; an attribute value as your requests send it */
             value: string;
             /** @description when the entry stops matching (ms since the epoch, in the future); a job then deletes it */
             expires_ms?: number;
@@ -1763,9 +1763,9 @@ export interface operations {
                             /** @description by attribute key; replaces the stored declarations ({} removes them) */
                             attributes?: {
                                 [key: string]: {
-                                    /** @description store and show only its keyed hash; rules compare it only for equality */
+                                    /** @description store and show only its keyed hash; rules use it only for equality and membership (a string compared with it is hashed when the rule is saved) */
                                     hashed?: boolean;
-                                    /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                    /** @description keep distinct accounts and events per value (each string of a list on its own) over 10 minutes, 1 hour and 24 hours (at most 5) */
                                     counted?: boolean;
                                 };
                             };
@@ -1798,9 +1798,9 @@ export interface operations {
                             /** @description by attribute key; replaces the stored declarations ({} removes them) */
                             attributes?: {
                                 [key: string]: {
-                                    /** @description store and show only its keyed hash; rules compare it only for equality */
+                                    /** @description store and show only its keyed hash; rules use it only for equality and membership (a string compared with it is hashed when the rule is saved) */
                                     hashed?: boolean;
-                                    /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                    /** @description keep distinct accounts and events per value (each string of a list on its own) over 10 minutes, 1 hour and 24 hours (at most 5) */
                                     counted?: boolean;
                                 };
                             };
@@ -1960,9 +1960,9 @@ export interface operations {
                     /** @description by attribute key; replaces the stored declarations ({} removes them) */
                     attributes?: {
                         [key: string]: {
-                            /** @description store and show only its keyed hash; rules compare it only for equality */
+                            /** @description store and show only its keyed hash; rules use it only for equality and membership (a string compared with it is hashed when the rule is saved) */
                             hashed?: boolean;
-                            /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                            /** @description keep distinct accounts and events per value (each string of a list on its own) over 10 minutes, 1 hour and 24 hours (at most 5) */
                             counted?: boolean;
                         };
                     };
@@ -2053,9 +2053,9 @@ export interface operations {
                             /** @description by attribute key; replaces the stored declarations ({} removes them) */
                             attributes?: {
                                 [key: string]: {
-                                    /** @description store and show only its keyed hash; rules compare it only for equality */
+                                    /** @description store and show only its keyed hash; rules use it only for equality and membership (a string compared with it is hashed when the rule is saved) */
                                     hashed?: boolean;
-                                    /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                    /** @description keep distinct accounts and events per value (each string of a list on its own) over 10 minutes, 1 hour and 24 hours (at most 5) */
                                     counted?: boolean;
                                 };
                             };
@@ -2088,9 +2088,9 @@ export interface operations {
                             /** @description by attribute key; replaces the stored declarations ({} removes them) */
                             attributes?: {
                                 [key: string]: {
-                                    /** @description store and show only its keyed hash; rules compare it only for equality */
+                                    /** @description store and show only its keyed hash; rules use it only for equality and membership (a string compared with it is hashed when the rule is saved) */
                                     hashed?: boolean;
-                                    /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                    /** @description keep distinct accounts and events per value (each string of a list on its own) over 10 minutes, 1 hour and 24 hours (at most 5) */
                                     counted?: boolean;
                                 };
                             };
@@ -2197,9 +2197,9 @@ export interface operations {
                                 /** @description by attribute key; replaces the stored declarations ({} removes them) */
                                 attributes?: {
                                     [key: string]: {
-                                        /** @description store and show only its keyed hash; rules compare it only for equality */
+                                        /** @description store and show only its keyed hash; rules use it only for equality and membership (a string compared with it is hashed when the rule is saved) */
                                         hashed?: boolean;
-                                        /** @description keep distinct accounts and events per value over 10 minutes, 1 hour and 24 hours (at most 5) */
+                                        /** @description keep distinct accounts and events per value (each string of a list on its own) over 10 minutes, 1 hour and 24 hours (at most 5) */
                                         counted?: boolean;
                                     };
                                 };
@@ -2517,7 +2517,7 @@ export interface operations {
                 /** @description only entries of this list */
                 list?: string;
                 /** @description only entries of this type */
-                type?: "ip" | "email" | "phone" | "device" | "user";
+                type?: "ip" | "email" | "phone" | "device" | "user" | "attribute";
                 /** @description active: still matching; expired: past expires_ms, not purged yet */
                 status?: "active" | "expired";
                 /** @description page size, at most 1000 (default 500) */

@@ -1,6 +1,6 @@
 import type { Check, EngineInput, Verdict } from '../types.js'
-import { type CompiledRule, customReason, type RuleVariables } from './types.js'
-import { ruleVariables } from './variables.js'
+import { emptyMemo, evidenceValue, guardsPass, rulePlan } from './plan.js'
+import type { CompiledRule } from './types.js'
 
 /** FNV-1a, 32 bits: a stable, dependency-free hash for rollout buckets (not a secret). */
 function fnv1a(s: string): number {
@@ -20,20 +20,6 @@ export function inRollout(ruleId: string, subject: string | null, rollout: numbe
   if (rollout >= 100) return true
   if (rollout <= 0 || subject === null) return false
   return fnv1a(`${ruleId}\u0000${subject}`) % 100 < rollout
-}
-
-/** The value of a dotted variable path (`event.attributes.amount`), or null when it is absent. */
-function valueAt(vars: RuleVariables, path: string): Check['evidence'][string] {
-  let v: unknown = vars
-  for (const part of path.split('.')) {
-    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, part)) return null
-    v = (v as Record<string, unknown>)[part]
-  }
-  if (Array.isArray(v)) return v.map(String)
-  // Whole numbers are CEL ints (bigint) in the variables; evidence is JSON.
-  if (typeof v === 'bigint') return Number(v)
-  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v
-  return null
 }
 
 export interface RuleOutcome {
@@ -61,29 +47,42 @@ export function applyRules(
 ): RuleOutcome {
   const out: RuleOutcome = { checks: [], verdict: null, shadow: [] }
   if (rules.length === 0) return out
-  const vars = ruleVariables(input, builtIn)
+  const plan = rulePlan(rules)
+  const name = input.facts?.event.name ?? ''
+  const bucket = plan.byName.get(name) ?? plan.other
+  if (bucket.rules.length === 0) return out
+  const vars: Record<string, unknown> = {}
+  const memo = emptyMemo(bucket)
   const subject = input.facts?.subject ?? null
-  for (const rule of rules) {
-    const { spec } = rule
-    if (spec.mode === 'off' || !inRollout(spec.id, subject, spec.rollout)) continue
-    if (!rule.test(vars)) continue
-    if (spec.mode === 'shadow') {
-      out.shadow.push(spec.id)
-      continue
+  // A condition that fails (a missing attribute) throws inside the evaluator and counts as not
+  // holding; nothing reads the stack of those errors, so none is captured.
+  const stackLimit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  try {
+    for (const entry of bucket.rules) {
+      const r = entry.rule
+      if (!inRollout(r.id, subject, r.rollout)) continue
+      if (!guardsPass(entry, memo, input, builtIn)) continue
+      entry.complete(vars, input, builtIn, memo)
+      if (!r.rule.test(vars)) continue
+      if (r.mode === 'shadow') {
+        out.shadow.push(r.id)
+        continue
+      }
+      const evidence: Check['evidence'] = {}
+      for (const [path, parts] of r.evidence) evidence[path] = evidenceValue(vars, parts)
+      if (r.verdict !== null) out.verdict = strictest(out.verdict, r.verdict)
+      out.checks.push({
+        check: 'custom',
+        key: r.id,
+        weight: r.weight,
+        reason: r.reason,
+        message: r.message,
+        evidence,
+      })
     }
-    const evidence: Check['evidence'] = {}
-    for (const path of rule.reads) evidence[path] = valueAt(vars, path)
-    const action = spec.then
-    const weight = 'score' in action ? action.score : 0
-    if ('verdict' in action) out.verdict = strictest(out.verdict, action.verdict)
-    out.checks.push({
-      check: 'custom',
-      key: spec.id,
-      weight,
-      reason: customReason(spec.id),
-      message: spec.description?.trim() || `Custom rule ${spec.id} matched`,
-      evidence,
-    })
+  } finally {
+    Error.stackTraceLimit = stackLimit
   }
   return out
 }

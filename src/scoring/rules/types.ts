@@ -32,6 +32,26 @@ export type AttributeSpecs = Record<string, AttributeSpec>
 /** The variables a rule's condition sees (docs/rules.md lists them with their types). */
 export type RuleVariables = Record<string, unknown>
 
+/** A comparison of a variable with a number literal (`score >= 70`), the variable on the left. */
+export interface NumberGuard {
+  path: readonly string[]
+  test: '<' | '<=' | '>' | '>=' | '=='
+  value: number | bigint
+}
+
+/**
+ * A test the engine makes before evaluating a rule (plan.ts, `guardHolds`), found in the condition's
+ * syntax tree when it was compiled: the condition cannot hold unless it passes, so a rule whose guard
+ * fails is skipped without running the evaluator. `true`/`false`: the variable is exactly that boolean;
+ * `has`: the last key is present; `contains`: the variable (a list, or a map's keys) holds the string;
+ * `oneOf`: the variable is one of the strings; a comparison: the variable is a number that compares so.
+ */
+export type Guard =
+  | { path: readonly string[]; test: 'true' | 'false' | 'has' }
+  | { path: readonly string[]; test: 'contains'; value: string }
+  | { path: readonly string[]; test: 'oneOf'; values: readonly string[] }
+  | NumberGuard
+
 /**
  * A rule ready to run: `test` evaluates the compiled condition (a thrown error, e.g. a missing key,
  * means "does not hold"), `reads` names the variables whose values become the firing's evidence.
@@ -41,6 +61,12 @@ export interface CompiledRule {
   spec: RuleSpec
   test: (vars: RuleVariables) => boolean
   reads: readonly string[]
+  /** Every variable path the condition names: the variables built for it (a superset of `reads`). */
+  needs: readonly string[]
+  /** The event names the condition can hold for (from its syntax tree), or null for any name. */
+  eventNames: readonly string[] | null
+  /** Tests the variables must pass for the condition to hold (checked before evaluating it). */
+  guards: readonly Guard[]
 }
 
 /** Reason codes of tenant rules live in their own namespace: built-in codes never contain a colon. */

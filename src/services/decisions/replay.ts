@@ -24,7 +24,7 @@ export interface Replay {
  * Identical means the same score, verdict, reason codes and checks (messages and evidence included).
  */
 export async function replayEvent(
-  ctx: Pick<TenantContext, 'store' | 'tenant'>,
+  ctx: Pick<TenantContext, 'store' | 'tenant'> & Partial<Pick<TenantContext, 'hasher'>>,
   eventId: string,
 ): Promise<Replay> {
   const d = await ctx.store.decisions.one(ctx.tenant.id, eventId)

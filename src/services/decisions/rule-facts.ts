@@ -27,7 +27,7 @@ export interface CountedValue {
 /**
  * The event's attributes as they may be recorded, and its counted values (docs/rules.md): a hashed
  * attribute's value (each string of a list) is replaced by its keyed hash before anything else sees it;
- * a counted attribute with one value (a string, number or boolean) is counted under that value's hash.
+ * a counted attribute is counted under its value's hash, a list under each of its distinct strings'.
  */
 export function tenantAttributes(
   raw: Record<string, AttributeValue> | undefined,
@@ -41,7 +41,9 @@ export function tenantAttributes(
   for (const [k, v] of Object.entries(attributes)) {
     const spec = specs[k]
     out[k] = spec?.hashed ? (Array.isArray(v) ? v.map(hash) : hash(String(v))) : v
-    if (spec?.counted && !Array.isArray(v)) counted.push({ key: k, valueHash: hash(String(v)) })
+    if (!spec?.counted) continue
+    for (const one of new Set(Array.isArray(v) ? v : [String(v)]))
+      counted.push({ key: k, valueHash: hash(one) })
   }
   return { attributes: out, counted }
 }

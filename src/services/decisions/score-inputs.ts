@@ -2,7 +2,8 @@ import type { Static } from '@fastify/type-provider-typebox'
 import type { TenantContext } from '../../context.js'
 import type { ScoreRequest } from '../../schemas/score.js'
 import type { NetworkSignals } from '../../scoring/network-signals.js'
-import type { RuleFacts } from '../../scoring/rules/facts.js'
+import type { AttributeValue, RuleFacts } from '../../scoring/rules/facts.js'
+import type { AttributeSpecs } from '../../scoring/rules/types.js'
 import type { ConfigOverrides, ScoringConfig } from '../../scoring/tenant-config.js'
 import type { DeviceFlags, ListMatch, TlsSignals } from '../../scoring/types.js'
 import type { BeaconObservation } from '../../store/devices/beacons.js'
@@ -18,6 +19,7 @@ import {
   withCollisionRisk,
 } from '../devices/device.js'
 import { beaconTls } from '../devices/ja4-signatures.js'
+import { attributeHash } from '../rules/attribute-hash.js'
 import { effectiveOf, scoringConfig } from '../rules/compile.js'
 import { gatherNetwork } from './network-signals.js'
 import { type CountedValue, ruleFacts, tenantAttributes } from './rule-facts.js'
@@ -63,6 +65,40 @@ function listMatches(entries: readonly { list: string; type: ListMatch['type'] }
     seen.add(k)
     out.push({ list: e.list, type: e.type })
   }
+  return out
+}
+
+/**
+ * The named lists the event's hashed attribute values are on (`attribute` entries hold the same keyed
+ * hash): one match per list and attribute key, a list attribute matching through any of its strings.
+ */
+async function attributeMatches(
+  ctx: TenantContext,
+  attributes: Record<string, AttributeValue>,
+  specs: AttributeSpecs | undefined,
+  nowMs: number,
+): Promise<ListMatch[]> {
+  const keysOf = new Map<string, string[]>()
+  for (const [key, value] of Object.entries(attributes)) {
+    if (specs?.[key]?.hashed !== true) continue
+    for (const hash of Array.isArray(value) ? value : [String(value)]) {
+      const keys = keysOf.get(hash) ?? []
+      if (!keys.includes(key)) keys.push(key)
+      keysOf.set(hash, keys)
+    }
+  }
+  if (keysOf.size === 0) return []
+  const lookups = [...keysOf.keys()].map((valueKey) => ({ type: 'attribute' as const, valueKey }))
+  const entries = await ctx.store.lists.match(ctx.tenant.id, lookups, nowMs)
+  const seen = new Set<string>()
+  const out: ListMatch[] = []
+  for (const e of entries)
+    for (const key of keysOf.get(e.valueKey) ?? []) {
+      const k = `${e.list}\u0000${key}`
+      if (seen.has(k)) continue
+      seen.add(k)
+      out.push({ list: e.list, type: 'attribute', attribute: key })
+    }
   return out
 }
 
@@ -147,18 +183,19 @@ export async function prepareEvent(
   const device = withCollisionRisk(resolved, rates)
   if (device.observed) attributes.device = session ? { ...device, beaconSession: session } : device
   // Hashed attributes are replaced by their keyed hash here, before anything records or evaluates them.
-  const tenantId = ctx.tenant.id
-  const declared = tenantAttributes(body.attributes, stored.overrides.attributes, (v) =>
-    ctx.hasher.mac('attribute', `${tenantId}\u0000${v}`).toString('hex'),
-  )
+  const hash = attributeHash(ctx.hasher, ctx.tenant.id)
+  const declared = tenantAttributes(body.attributes, stored.overrides.attributes, hash.hash)
   return {
     body,
     attributes,
     ip,
     email,
     timezone: zone ? { zone, countries: ctx.intel.timezoneCountries(zone) } : null,
-    lists: listMatches(matches),
-    config: scoringConfig(effectiveOf(stored.overrides as ConfigOverrides)),
+    lists: [
+      ...listMatches(matches),
+      ...(await attributeMatches(ctx, declared.attributes, stored.overrides.attributes, now)),
+    ],
+    config: scoringConfig(effectiveOf(stored.overrides as ConfigOverrides), hash),
     configVersion: stored.version,
     device,
     beacon,

@@ -20,6 +20,7 @@ import { deviceHistory, linkWithinBatch, withMailboxAccounts } from '../devices/
 import { type Idem, NO_IDEM } from '../runtime/idempotency.js'
 import { emit } from '../webhooks/events.js'
 import { deviceProfile } from './device-profile.js'
+import type { CountedValue } from './rule-facts.js'
 import { type PreparedEvent, prepareEvent, type ScoreBody } from './score-inputs.js'
 
 interface Scored {
@@ -97,13 +98,15 @@ function* scoreAndRecord(
     accountHistory(ctx, a, now),
   )
   const mailboxAccounts = mailbox?.accounts ?? null
-  // Counted attributes (a tenant declares at most 5): their reads are one more batch.
+  // Counted attributes (a tenant declares at most 5, a list counts each of its strings): their reads
+  // are one more batch. A list's counts are, figure by figure, the largest of its strings'.
   const read = yield* together<AttributeCounts[]>(
     ...p.counted.map((c) => ctx.store.attributeCounts.read(a.tenantId, c.key, c.valueHash, a.userId, now)),
   )
-  const counts: Record<string, AttributeCounts> = Object.fromEntries(
-    p.counted.map((c, i) => [c.key, read[i]!]),
-  )
+  const counts: Record<string, AttributeCounts> = {}
+  p.counted.forEach((c, i) => {
+    counts[c.key] = largest(counts[c.key], read[i]!)
+  })
   const input: EngineInput = {
     config: p.config,
     lists: p.lists,
@@ -140,14 +143,26 @@ function* scoreAndRecord(
     emitDecision(ctx, event, subscribed),
     dev ? dev.write : none(),
   )
-  // One at a time, in declaration order: rows other nodes may upsert too must lock in a fixed order
-  // (PostgreSQL does not promise the order of a batched statement's parts).
-  for (const c of p.counted)
+  // One at a time, in one fixed order (by attribute, then value): rows other nodes may upsert too must
+  // lock in the same order everywhere (PostgreSQL does not promise the order of a batched statement's
+  // parts, and requests list attributes in any order).
+  for (const c of [...p.counted].sort(byKeyAndValue))
     yield* ctx.store.attributeCounts.record(a.tenantId, c.key, c.valueHash, a.userId, now)
   counters.add(event)
   if (!dev) return { event, prepared: p, queued }
   return { event, prepared: p, device: deviceProfile(p, dev), queued }
 }
+
+/** Figure by figure, the larger of two counts (a list attribute reads as its most shared string). */
+function largest(a: AttributeCounts | undefined, b: AttributeCounts): AttributeCounts {
+  if (!a) return b
+  const out = { ...a }
+  for (const k of Object.keys(b) as (keyof AttributeCounts)[]) out[k] = Math.max(a[k], b[k])
+  return out
+}
+
+const byKeyAndValue = (x: CountedValue, y: CountedValue) =>
+  x.key < y.key ? -1 : x.key > y.key ? 1 : x.valueHash < y.valueHash ? -1 : x.valueHash > y.valueHash ? 1 : 0
 
 /**
  * The `decision.review` / `decision.block` message, in the event's own transaction (the outbox). Only

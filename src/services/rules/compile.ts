@@ -1,7 +1,7 @@
 import { Environment } from '@marcbachmann/cel-js'
 import { ApiError } from '../../errors.js'
 import type { AttributeSpecs, CompiledRule, RuleSpec, RuleVariables } from '../../scoring/rules/types.js'
-import { VARIABLE_TYPES } from '../../scoring/rules/variables.js'
+import { VARIABLE_CLASSES, VARIABLE_TYPES } from '../../scoring/rules/variables.js'
 import {
   type ConfigOverrides,
   DEFAULT_THRESHOLDS,
@@ -9,6 +9,7 @@ import {
   effectiveConfig,
   type ScoringConfig,
 } from '../../scoring/tenant-config.js'
+import { eventNames, guards, inspect, Misuse } from './analyse.js'
 
 /** Bounds of a tenant's rules (docs/rules.md, "Limits"). */
 export const RULE_LIMITS = {
@@ -22,7 +23,6 @@ export const RULE_LIMITS = {
 } as const
 
 export const RULE_ID = /^[a-z][a-z0-9_]{0,39}$/
-const MACROS = new Set(['all', 'exists', 'exists_one', 'map', 'filter'])
 
 /** The CEL environment: every variable of docs/rules.md declared with its type, nothing else. */
 function environment(): Environment {
@@ -34,7 +34,9 @@ function environment(): Environment {
     if (typeof type === 'string') env = env.registerVariable(name, type)
     else {
       const typeName = `verdict.${name}`
-      env = env.registerType(typeName, { fields: { ...type } }).registerVariable(name, typeName)
+      // The group's own class: the engine builds its variables as instances of it, read as they are.
+      const ctor = VARIABLE_CLASSES[name as keyof typeof VARIABLE_CLASSES]
+      env = env.registerType(typeName, { ctor, fields: { ...type } }).registerVariable(name, typeName)
     }
   }
   return env
@@ -50,101 +52,6 @@ export class RuleProblem extends ApiError {
   }
 }
 
-interface Node {
-  op: string
-  args: unknown
-  start?: number
-}
-
-const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && 'op' in v && 'args' in v
-
-/** Where a hashed attribute is used other than for equality (docs/rules.md, "Hashed attributes"). */
-class HashedMisuse {
-  constructor(
-    readonly path: string,
-    readonly position: number | undefined,
-    readonly why: string,
-  ) {}
-}
-
-const EQUALITY = new Set(['==', '!=', 'in'])
-
-/**
- * Walks the AST: the dotted variable paths a condition reads, and its deepest comprehension nesting.
- * A hashed attribute (`hashed` holds their paths) may only be an operand of `==`, `!=`, the left of
- * `in`, or inside `has()`, and never against a literal (its value is a keyed hash): throws HashedMisuse.
- */
-function inspect(root: unknown, hashed: ReadonlySet<string>): { reads: string[]; macroDepth: number } {
-  const reads = new Set<string>()
-  let macroDepth = 0
-  const path = (n: Node): string | null => {
-    if (n.op === 'id' && typeof n.args === 'string') return n.args
-    if (n.op === '.' && Array.isArray(n.args) && isNode(n.args[0]) && typeof n.args[1] === 'string') {
-      const base = path(n.args[0])
-      return base === null ? null : `${base}.${n.args[1]}`
-    }
-    if (n.op === '[]' && Array.isArray(n.args) && isNode(n.args[0]) && isNode(n.args[1])) {
-      const key = n.args[1]
-      const base = path(n.args[0])
-      if (base !== null && key.op === 'value' && typeof key.args === 'string') return `${base}.${key.args}`
-    }
-    return null
-  }
-  const hashedPath = (v: unknown) => (isNode(v) ? path(v) : null) ?? ''
-  const isLiteral = (v: unknown) => isNode(v) && (v.op === 'value' || v.op === 'list' || v.op === 'map')
-  const walk = (v: unknown, depth: number, bound: Set<string>, equality = false): void => {
-    if (Array.isArray(v)) {
-      for (const x of v) walk(x, depth, bound)
-      return
-    }
-    if (!isNode(v)) return
-    const p = path(v)
-    if (p !== null) {
-      if (!bound.has(p.split('.')[0]!)) reads.add(p)
-      if (hashed.has(p) && !equality)
-        throw new HashedMisuse(p, v.start, 'compare it only with ==, != or in, or test it with has()')
-      if (v.op !== 'id') return
-    }
-    if (EQUALITY.has(v.op) && Array.isArray(v.args) && v.args.length === 2) {
-      const [l, r] = v.args as [unknown, unknown]
-      for (const [side, other] of [
-        [l, r],
-        [r, l],
-      ] as const) {
-        const hp = hashedPath(side)
-        if (hashed.has(hp) && isLiteral(other))
-          throw new HashedMisuse(
-            hp,
-            (other as Node).start,
-            'its value is a keyed hash: compare it with another value, not a literal',
-          )
-      }
-      walk(l, depth, bound, true)
-      walk(r, depth, bound, v.op !== 'in')
-      return
-    }
-    if (v.op === 'call' && Array.isArray(v.args) && v.args[0] === 'has') {
-      const inner = v.args[1]
-      for (const x of Array.isArray(inner) ? inner : [inner]) walk(x, depth, bound, true)
-      return
-    }
-    if (v.op === 'rcall' && Array.isArray(v.args) && MACROS.has(String(v.args[0]))) {
-      const d = depth + 1
-      macroDepth = Math.max(macroDepth, d)
-      const [, target, params] = v.args as [string, unknown, unknown[]]
-      walk(target, depth, bound)
-      const inner = new Set(bound)
-      const first = Array.isArray(params) ? params[0] : undefined
-      if (isNode(first) && first.op === 'id' && typeof first.args === 'string') inner.add(first.args)
-      walk(Array.isArray(params) ? params.slice(1) : params, d, inner)
-      return
-    }
-    walk(v.args, depth, bound)
-  }
-  walk(root, 0, new Set())
-  return { reads: [...reads].sort(), macroDepth }
-}
-
 /** The character offset a CEL error points at, when it says. */
 function positionOf(err: unknown): number | undefined {
   const node = (err as { node?: { start?: number; pos?: number } }).node
@@ -157,7 +64,45 @@ const firstLine = (err: unknown) =>
     .split('\n')[0]!
     .trim()
 
-function compileOne(spec: RuleSpec, index: number, hashed: ReadonlySet<string>): CompiledRule {
+/**
+ * How a tenant's string literals compared with its hashed attributes are hashed: the same keyed hash
+ * its attribute values get (services/rules/attribute-hash.ts). `scope` (the tenant) keys the cache.
+ */
+export interface LiteralHash {
+  scope: string
+  hash: (value: string) => string
+}
+
+/**
+ * The condition with each string literal compared with a hashed attribute replaced by its keyed hash:
+ * the program that runs. The config keeps the rule as the tenant wrote it.
+ */
+function withHashedLiterals(
+  when: string,
+  literals: readonly { start: number; end: number; value: string }[],
+  literalHash: LiteralHash | undefined,
+): string {
+  // Only a command line run without the server secret compiles without it.
+  if (!literalHash)
+    throw new ApiError(
+      'unprocessable',
+      'a rule compares a hashed attribute with a string: compiling it needs the server secret (VERDICT_SECRET)',
+    )
+  let text = ''
+  let at = 0
+  for (const l of literals) {
+    text += `${when.slice(at, l.start)}'${literalHash.hash(l.value)}'`
+    at = l.end
+  }
+  return text + when.slice(at)
+}
+
+function compileOne(
+  spec: RuleSpec,
+  index: number,
+  hashed: ReadonlySet<string>,
+  literalHash: LiteralHash | undefined,
+): CompiledRule {
   if (spec.when.length > RULE_LIMITS.expressionChars)
     throw new RuleProblem(index, spec.id, `when is longer than ${RULE_LIMITS.expressionChars} characters`)
   let program: ReturnType<Environment['parse']>
@@ -174,22 +119,33 @@ function compileOne(spec: RuleSpec, index: number, hashed: ReadonlySet<string>):
   try {
     inspected = inspect(program.ast, hashed)
   } catch (err) {
-    if (!(err instanceof HashedMisuse)) throw err
-    throw new RuleProblem(index, spec.id, `${err.path} is hashed: ${err.why}`, err.position)
+    if (!(err instanceof Misuse)) throw err
+    throw new RuleProblem(index, spec.id, err.problem, err.position)
   }
-  const { reads, macroDepth } = inspected
+  const { reads, needs, macroDepth, hashedLiterals } = inspected
   if (macroDepth > RULE_LIMITS.nestedMacros)
     throw new RuleProblem(
       index,
       spec.id,
       `comprehensions nest ${macroDepth} deep; at most ${RULE_LIMITS.nestedMacros} are allowed`,
     )
+  let run = program
+  if (hashedLiterals.length > 0) {
+    // The same tree with other strings: it parses and checks as the original did.
+    run = ENV.parse(withHashedLiterals(spec.when, hashedLiterals, literalHash))
+    const again = run.check()
+    if (!again.valid) throw again.error
+  }
+  const names = eventNames(run.ast)
   return {
     spec,
     reads,
+    needs,
+    eventNames: names === null ? null : [...names].sort(),
+    guards: guards(run.ast),
     test: (vars: RuleVariables) => {
       try {
-        return program(vars) === true
+        return run(vars) === true
       } catch {
         // An evaluation error (a missing attribute, a type mismatch in dyn values) means "does not hold".
         return false
@@ -206,8 +162,15 @@ export const hashedPaths = (attributes: AttributeSpecs | undefined): Set<string>
       .map(([k]) => `event.attributes.${k}`),
   )
 
-/** Compiles a tenant's rules, or throws a RuleProblem naming the first rule that cannot be taken. */
-export function compileRules(specs: readonly RuleSpec[], attributes?: AttributeSpecs): CompiledRule[] {
+/**
+ * Compiles a tenant's rules, or throws a RuleProblem naming the first rule that cannot be taken.
+ * `literalHash` is needed when a rule compares a hashed attribute with a string.
+ */
+export function compileRules(
+  specs: readonly RuleSpec[],
+  attributes?: AttributeSpecs,
+  literalHash?: LiteralHash,
+): CompiledRule[] {
   const hashed = hashedPaths(attributes)
   if (specs.length > RULE_LIMITS.rules)
     throw new ApiError('bad_request', `rules: at most ${RULE_LIMITS.rules} rules per tenant`)
@@ -221,7 +184,7 @@ export function compileRules(specs: readonly RuleSpec[], attributes?: AttributeS
       )
     if (seen.has(spec.id)) throw new RuleProblem(i, spec.id, 'id is used by another rule')
     seen.add(spec.id)
-    return compileOne(spec, i, hashed)
+    return compileOne(spec, i, hashed, literalHash)
   })
 }
 
@@ -235,24 +198,28 @@ const CACHE_MAX = 1000
  */
 const byArray = new WeakMap<
   readonly RuleSpec[],
-  { attributes: AttributeSpecs | undefined; rules: CompiledRule[] }
+  { attributes: AttributeSpecs | undefined; scope: string | undefined; rules: CompiledRule[] }
 >()
 
 export function compiledRules(
   specs: readonly RuleSpec[] | undefined,
   attributes?: AttributeSpecs,
+  literalHash?: LiteralHash,
 ): CompiledRule[] {
   if (!specs || specs.length === 0) return []
+  const scope = literalHash?.scope
   const known = byArray.get(specs)
-  if (known && known.attributes === attributes) return known.rules
-  const key = JSON.stringify([specs, [...hashedPaths(attributes)].sort()])
+  if (known && known.attributes === attributes && known.scope === scope) return known.rules
+  const hashed = [...hashedPaths(attributes)].sort()
+  // Literals compared with hashed attributes are hashed per tenant: such rule sets are the tenant's own.
+  const key = JSON.stringify([specs, hashed, hashed.length > 0 ? (scope ?? null) : null])
   let rules = cache.get(key)
   if (!rules) {
-    rules = compileRules(specs, attributes)
+    rules = compileRules(specs, attributes, literalHash)
     if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string)
     cache.set(key, rules)
   }
-  byArray.set(specs, { attributes, rules })
+  byArray.set(specs, { attributes, scope, rules })
   return rules
 }
 
@@ -276,8 +243,8 @@ export function effectiveOf(
 }
 
 /** The engine's configuration: rules compiled (once per distinct rule set and process). */
-export function scoringConfig(c: EffectiveConfig): ScoringConfig {
-  const rules = compiledRules(c.rules, c.attributes)
+export function scoringConfig(c: EffectiveConfig, literalHash?: LiteralHash): ScoringConfig {
+  const rules = compiledRules(c.rules, c.attributes, literalHash)
   // A version recorded before a weight became configurable lacks its key: the default (the weight it
   // was fixed at then) applies, so its events replay identically.
   const weights = { ...DEFAULT_WEIGHTS, ...c.weights }

@@ -12,14 +12,15 @@ import type {
   NewListEntry,
   RangeKeys,
 } from '../../store/rules/lists.js'
-import type { ListedKind } from '../../util/entities.js'
+import type { ListEntryType } from '../../util/entities.js'
 import { maskEmail, maskPhone } from '../../util/mask.js'
 import type { Hasher } from '../../util/secrets.js'
 import { emit } from '../webhooks/events.js'
+import { attributeHash } from './attribute-hash.js'
 
 export interface ListInput {
   list: ListName
-  type: ListedKind
+  type: ListEntryType
   value: string
   /** When the entry stops matching (ms since the epoch); absent: never. */
   expires_ms?: number
@@ -29,17 +30,23 @@ export interface ListInput {
 /**
  * The stored form of a list value: email, ip and phone become keyed hashes of their canonical form (so
  * any alias of a mailbox, or any spelling of an address or number, matches) with a masked hint; device
- * and user ids are the caller's own identifiers and are kept as sent. An ip value with a `/` is a CIDR
+ * and user ids are the caller's own identifiers and are kept as sent. An attribute value becomes the
+ * keyed hash a hashed attribute's value gets (rules/attribute-hash.ts), shown as that hash. An ip value with a `/` is a CIDR
  * range: the keyed hash of its canonical network and length (docs/privacy.md: no listed address is
  * stored raw), shown in full when it is at least as wide as the /24 (/48) prefix events keep, masked
  * like an address when narrower. Returns an error message for unusable values.
  */
 export function listKey(
-  ctx: Pick<RequestContext, 'hasher' | 'intel'>,
-  type: ListedKind,
+  ctx: Pick<RequestContext, 'hasher' | 'intel'> & { tenant: { id: string } },
+  type: ListEntryType,
   value: string,
 ): { valueKey: string; hint: string; range?: IpRange } | string {
   const { hasher } = ctx
+  if (type === 'attribute') {
+    // As a request sends it: the hash is of the exact string (a number's or boolean's text).
+    const hash = attributeHash(hasher, ctx.tenant.id).hash(value)
+    return { valueKey: hash, hint: hash }
+  }
   if (type === 'email') {
     const c = canonicalizeEmail(value)
     if (!c) return 'value is not a valid email address'
@@ -103,7 +110,7 @@ export function ipRangeKeys(hasher: Hasher, ip: { version: 4 | 6; value: bigint 
 export interface ListEntryView {
   id: string
   list: ListName
-  type: ListedKind
+  type: ListEntryType
   hint: string
   createdMs: number
   value?: string
@@ -128,6 +135,10 @@ export function viewEntry(e: ListEntry, echo?: string): ListEntryView {
 }
 
 function toNew(ctx: TenantContext, input: ListInput, field: string): NewListEntry {
+  if (input.type === 'attribute' && (input.list === 'allow' || input.list === 'block'))
+    throw badRequest(
+      `${field.replace(/\.value$/, '')}.list: attribute values go on a list of your own, which rules read as lists.attributes.<key>; allow and block take identifiers`,
+    )
   const key = listKey(ctx, input.type, input.value)
   if (typeof key === 'string') throw badRequest(`${field}: ${key}`)
   if (input.expires_ms !== undefined && input.expires_ms <= ctx.clock.now())
@@ -165,7 +176,7 @@ function* emitListEvent(
   nowMs: number,
   e: ListEntry,
 ): Work<number> {
-  const hashed = e.type === 'email' || e.type === 'ip' || e.type === 'phone'
+  const hashed = e.type === 'email' || e.type === 'ip' || e.type === 'phone' || e.type === 'attribute'
   const data = {
     entry_id: String(e.id),
     list: e.list,

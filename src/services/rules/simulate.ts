@@ -8,6 +8,7 @@ import type { RuleMode } from '../../scoring/rules/types.js'
 import type { ConfigOverrides, ScoringConfig } from '../../scoring/tenant-config.js'
 import type { Verdict } from '../../scoring/types.js'
 import type { Outcome } from '../../store/rules/rule-performance.js'
+import { attributeHash } from './attribute-hash.js'
 import { effectiveOf, scoringConfig } from './compile.js'
 import { type ConfigPatch, mergedConfig } from './tenant-config.js'
 
@@ -113,8 +114,9 @@ export async function simulateConfig(
 async function simulate(ctx: TenantContext, req: SimulateRequest, pageSize: number): Promise<Simulation> {
   const tenantId = ctx.tenant.id
   const current = await ctx.store.config.current(tenantId)
-  const proposed = mergedConfig(current.overrides, req)
-  const currentConfig: ScoringConfig = scoringConfig(effectiveOf(current.overrides as ConfigOverrides))
+  const hash = attributeHash(ctx.hasher, tenantId)
+  const proposed = mergedConfig(current.overrides, req, hash)
+  const currentConfig: ScoringConfig = scoringConfig(effectiveOf(current.overrides as ConfigOverrides), hash)
   const { sinceMs, untilMs, limit } = window(ctx, req)
 
   const transitions = emptyTransitions()

@@ -12,7 +12,14 @@ import {
 import type { Work } from '../../store/engine/db.js'
 import { type Overrides, patched } from '../../store/rules/tenant-config.js'
 import { emit } from '../webhooks/events.js'
-import { compileRules, type EffectiveConfig, effectiveOf, scoringConfig } from './compile.js'
+import { attributeHash } from './attribute-hash.js'
+import {
+  compileRules,
+  type EffectiveConfig,
+  effectiveOf,
+  type LiteralHash,
+  scoringConfig,
+} from './compile.js'
 
 export interface ConfigView {
   version: number
@@ -54,25 +61,33 @@ export async function getConfig(ctx: TenantContext): Promise<ConfigView> {
 }
 
 /** The engine configuration of some overrides; 400 when it is inconsistent or a rule cannot compile. */
-function consistent(overrides: Overrides): ScoringConfig {
-  const config = effectiveConfig(overrides as ConfigOverrides)
-  const problem = configProblem(config)
-  if (problem) throw badRequest(problem)
-  const counted = Object.entries(overrides.attributes ?? {}).filter(([, a]) => a.counted === true)
-  if (counted.length > MAX_COUNTED_ATTRIBUTES)
-    throw badRequest(
-      `attributes: at most ${MAX_COUNTED_ATTRIBUTES} counted attributes, not ${counted.length} (${counted.map(([k]) => k).join(', ')})`,
-    )
-  const rules =
-    overrides.rules && overrides.rules.length > 0 ? compileRules(overrides.rules, overrides.attributes) : []
-  return rules.length > 0 ? { ...config, rules } : config
-}
+const consistent =
+  (literalHash: LiteralHash) =>
+  (overrides: Overrides): ScoringConfig => {
+    const config = effectiveConfig(overrides as ConfigOverrides)
+    const problem = configProblem(config)
+    if (problem) throw badRequest(problem)
+    const counted = Object.entries(overrides.attributes ?? {}).filter(([, a]) => a.counted === true)
+    if (counted.length > MAX_COUNTED_ATTRIBUTES)
+      throw badRequest(
+        `attributes: at most ${MAX_COUNTED_ATTRIBUTES} counted attributes, not ${counted.length} (${counted.map(([k]) => k).join(', ')})`,
+      )
+    const rules =
+      overrides.rules && overrides.rules.length > 0
+        ? compileRules(overrides.rules, overrides.attributes, literalHash)
+        : []
+    return rules.length > 0 ? { ...config, rules } : config
+  }
 
 /** The stored overrides with a patch applied (keys not sent keep their value), refused when inconsistent. */
-export function mergedConfig(overrides: Overrides, patch: ConfigPatch): ScoringConfig {
+export function mergedConfig(
+  overrides: Overrides,
+  patch: ConfigPatch,
+  literalHash: LiteralHash,
+): ScoringConfig {
   const rules = patch.rules ?? overrides.rules
   const attributes = patch.attributes ?? overrides.attributes
-  return consistent({
+  return consistent(literalHash)({
     weights: patched(overrides.weights, patch.weights),
     thresholds: patched(overrides.thresholds, patch.thresholds),
     ...(rules ? { rules } : {}),
@@ -100,7 +115,7 @@ export async function updateConfig(ctx: TenantContext, patch: ConfigPatch): Prom
       ...(patch.rules !== undefined ? { rules: patch.rules } : {}),
       ...(patch.attributes !== undefined ? { attributes: patch.attributes } : {}),
     },
-    consistent,
+    consistent(attributeHash(ctx.hasher, ctx.tenant.id)),
     render,
     now,
     announce,
@@ -139,13 +154,15 @@ export async function listConfigVersions(
 
 /** The effective configuration a version named; null when the tenant has no such version. */
 export async function configOfVersion(
-  ctx: Pick<TenantContext, 'store' | 'tenant'>,
+  ctx: Pick<TenantContext, 'store' | 'tenant'> & Partial<Pick<TenantContext, 'hasher'>>,
   version: number,
 ): Promise<ScoringConfig | null> {
+  // Without the hasher (a command line without the secret) only rules hashing no literal compile.
+  const hash = ctx.hasher ? attributeHash(ctx.hasher, ctx.tenant.id) : undefined
   const stored = await ctx.store.config.versionConfig(ctx.tenant.id, version)
-  if (stored !== null) return scoringConfig(JSON.parse(stored) as EffectiveConfig)
+  if (stored !== null) return scoringConfig(JSON.parse(stored) as EffectiveConfig, hash)
   if (version !== 0) return null
   // Version 0 is stored by the first change; until then it is the tenant's current configuration.
   const c = await ctx.store.config.current(ctx.tenant.id)
-  return c.version === 0 ? scoringConfig(effectiveOf(c.overrides as ConfigOverrides)) : null
+  return c.version === 0 ? scoringConfig(effectiveOf(c.overrides as ConfigOverrides), hash) : null
 }

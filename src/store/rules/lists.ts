@@ -1,4 +1,4 @@
-import type { ListedKind } from '../../util/entities.js'
+import type { ListEntryType } from '../../util/entities.js'
 import { type Db, q, type Work } from '../engine/db.js'
 import { Cached, type Invalidation, tenantScoped } from '../engine/invalidation.js'
 
@@ -13,14 +13,14 @@ export interface IpRange {
 
 /** What a value is listed and matched under: its kind and stored key (a keyed hash for email and ip). */
 export interface ListKey {
-  type: ListedKind
+  type: ListEntryType
   valueKey: string
 }
 
 export interface ListEntry {
   id: number
   list: ListName
-  type: ListedKind
+  type: ListEntryType
   /** Keyed hash for email and ip; the caller's own identifier for device and user. */
   valueKey: string
   /** Safe display form: masked for email and ip. */
@@ -36,7 +36,7 @@ export interface ListEntry {
 
 export interface NewListEntry {
   list: ListName
-  type: ListedKind
+  type: ListEntryType
   valueKey: string
   hint: string
   expiresMs?: number | null
@@ -47,7 +47,7 @@ export interface NewListEntry {
 interface Row {
   id: number
   list: ListName
-  type: ListedKind
+  type: ListEntryType
   value_key: string
   hint: string
   created_ms: number
