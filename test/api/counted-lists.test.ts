@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { unpackJson } from '../../src/store/events/compact-json.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
 
@@ -39,7 +40,8 @@ describe.each<Engine>(['sqlite', 'postgres'])('counted attributes holding lists 
   }
   const countsOf = async (eventId: string) => {
     const row = await h.store.db.get<{ inputs: string }>('SELECT inputs FROM events WHERE id = ?', [eventId])
-    return JSON.parse(row!.inputs).history.attributes
+    return unpackJson<{ history: { attributes: Record<string, Record<string, number>> } }>(row!.inputs)
+      .history.attributes
   }
 
   run('counts each string of a list; a rule reads, figure by figure, the most shared one', async () => {
