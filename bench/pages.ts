@@ -11,13 +11,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildApp } from '../src/app.js'
-import { loadSettings } from '../src/config/settings.js'
-import { loadIntel } from '../src/intel/index.js'
-import { createTenant } from '../src/services/access/tenants.js'
 import { openStore } from '../src/store/index.js'
-import { Hasher } from '../src/util/secrets.js'
-import { startBenchDns } from './dns.js'
+import { scoringApp } from './score-app.js'
 import { scoreBodies } from './score-mix.js'
 
 const WAL_HEADER = 32
@@ -39,17 +34,8 @@ async function measure(events: number, group: number): Promise<string> {
   const store = await openStore({ kind: 'sqlite', file }, { sqlite: { checkpointer: false } })
   // No checkpoint at all during the run: the WAL keeps every frame every commit wrote.
   await store.db.exec('PRAGMA wal_autocheckpoint = 0')
-  const dns = await startBenchDns()
-  const intel = await loadIntel({
-    feedsDir: loadSettings().feeds.dir,
-    email: { mx: { servers: [dns.server] } },
-  })
-  const clock = { now: () => Date.now() }
-  const app = await buildApp({ store, clock, hasher: new Hasher('bench-secret'), intel })
-  const { apiKey } = await createTenant(store, clock, { name: 'pages', rateLimit: 1e9, monthlyQuota: 1e9 })
+  const { post, close } = await scoringApp(store, 'pages')
   const bodies = scoreBodies(events)
-  const post = (payload: object) =>
-    app.inject({ method: 'POST', url: '/v1/score', headers: { 'x-api-key': apiKey }, payload })
   // Warm-up: caches, prepared statements, the tenant's first rows; its WAL frames are left out.
   for (const b of scoreBodies(200)) await post(b)
   const pageSize = Number(await store.db.get<{ p: number }>('PRAGMA page_size').then((r) => r?.p ?? 4096))
@@ -93,8 +79,7 @@ async function measure(events: number, group: number): Promise<string> {
     .sort((a, b) => b[1] - a[1])
     .map(([name, k]) => `    ${name.padEnd(34)} ${(k / events).toFixed(2)}`)
     .join('\n')
-  await app.close()
-  dns.stop()
+  await close()
   await store.close()
   rmSync(dir, { recursive: true, force: true })
   const us = ((cpu.user + cpu.system) / events).toFixed(0)

@@ -14,17 +14,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import { buildApp } from '../src/app.js'
-import { loadSettings } from '../src/config/settings.js'
-import { loadIntel } from '../src/intel/index.js'
-import { createTenant } from '../src/services/access/tenants.js'
 import type { BatchOp, Db, Op } from '../src/store/engine/db.js'
 import { openStore } from '../src/store/index.js'
-import { Hasher } from '../src/util/secrets.js'
 import { watchBackends } from './cpu.js'
-import { startBenchDns } from './dns.js'
 import { createBenchSchema } from './pg.js'
 import { label, sqlOf } from './profile.js'
+import { scoringApp } from './score-app.js'
 import { scoreBodies } from './score-mix.js'
 
 const URL = process.env['VERDICT_BENCH_PG'] ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -84,16 +79,7 @@ async function sizes(c: pg.Client, schema: string): Promise<Map<string, number>>
 async function measureSqlite(events: number, group: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'verdict-trips-'))
   const store = await openStore({ kind: 'sqlite', file: join(dir, 'trips.db') })
-  const dns = await startBenchDns()
-  const intel = await loadIntel({
-    feedsDir: loadSettings().feeds.dir,
-    email: { mx: { servers: [dns.server] } },
-  })
-  const clock = { now: () => Date.now() }
-  const app = await buildApp({ store, clock, hasher: new Hasher('bench-secret'), intel })
-  const { apiKey } = await createTenant(store, clock, { name: 'trips', rateLimit: 1e9, monthlyQuota: 1e9 })
-  const post = (payload: object) =>
-    app.inject({ method: 'POST', url: '/v1/score', headers: { 'x-api-key': apiKey }, payload })
+  const { post, close } = await scoringApp(store, 'trips')
   const trips = countTrips(store.db)
   try {
     for (const b of scoreBodies(200)) await post(b)
@@ -108,8 +94,7 @@ async function measureSqlite(events: number, group: number): Promise<string> {
       `this process ${((cpu.user + cpu.system) / events).toFixed(0)} us`,
     )
   } finally {
-    await app.close()
-    dns.stop()
+    await close()
     await store.close()
     rmSync(dir, { recursive: true, force: true })
   }
@@ -150,16 +135,7 @@ async function measure(events: number, group: number): Promise<string> {
   const admin = new pg.Client({ connectionString: URL })
   await admin.connect()
   const store = await openStore({ kind: 'postgres', url: URL }, { pgSchema: bench.schema })
-  const dns = await startBenchDns()
-  const intel = await loadIntel({
-    feedsDir: loadSettings().feeds.dir,
-    email: { mx: { servers: [dns.server] } },
-  })
-  const clock = { now: () => Date.now() }
-  const app = await buildApp({ store, clock, hasher: new Hasher('bench-secret'), intel })
-  const { apiKey } = await createTenant(store, clock, { name: 'trips', rateLimit: 1e9, monthlyQuota: 1e9 })
-  const post = (payload: object) =>
-    app.inject({ method: 'POST', url: '/v1/score', headers: { 'x-api-key': apiKey }, payload })
+  const { post, close } = await scoringApp(store, 'trips')
   const trips = countTrips(store.db)
   const backends = await watchBackends(URL, appName)
   try {
@@ -202,8 +178,7 @@ async function measure(events: number, group: number): Promise<string> {
     ].join('\n')
   } finally {
     await backends.close()
-    await app.close()
-    dns.stop()
+    await close()
     await store.close()
     await admin.end()
     await bench.drop()
