@@ -59,6 +59,9 @@ export function makeApi(defaultEndpoint: string): VerdictApi {
     let timer: ReturnType<typeof setTimeout> | undefined
     let last = 0
     let stopped = false
+    // One beacon at a time: the next waits for the one in flight, so on a slow network the second beacon
+    // already knows the first one's visit instead of starting a session of its own.
+    let inFlight = false
     // The first beacon's visit: every later beacon of this watch names it, so the backend's score (with
     // any of the watch's visit ids) reads the watch's beacons and nobody else's.
     let first: string | undefined
@@ -67,9 +70,13 @@ export function makeApi(defaultEndpoint: string): VerdictApi {
       clearTimeout(timer)
       timer = setTimeout(tick, ms)
     }
+    const scheduleNext = () => {
+      if (!stopped && !hidden() && !inFlight) schedule(Math.max(0, last + interval - Date.now()))
+    }
     function tick() {
-      if (stopped || hidden()) return
+      if (stopped || hidden() || inFlight) return
       last = Date.now()
+      inFlight = true
       send(options, first)
         .then((result) => {
           first ??= result.visit_id
@@ -78,12 +85,15 @@ export function makeApi(defaultEndpoint: string): VerdictApi {
         .catch(() => {
           // A failed beacon is retried at the next interval; watch mode never throws into the page.
         })
-      schedule(interval)
+        .finally(() => {
+          inFlight = false
+          scheduleNext()
+        })
     }
     function onVisibility() {
       if (stopped) return
       if (hidden()) clearTimeout(timer)
-      else schedule(Math.max(0, last + interval - Date.now()))
+      else scheduleNext()
     }
     document.addEventListener('visibilitychange', onVisibility)
     tick()

@@ -99,4 +99,32 @@ describe.skipIf(!hasBrowser)('beacon: watch mode in a real browser', () => {
     const control = await backend.score({ event: 'checkout', device_id: 'ab'.repeat(32), ip: '8.8.8.8' })
     expect(control.reasons).not.toContain('ip_cloaking')
   })
+
+  it('on a network slower than the interval, waits for the first beacon so every later one names its visit', async () => {
+    const { context, page } = await openPage(browser, site.url('/'))
+    await page.waitForFunction(`typeof window.Verdict === 'object'`)
+    // The page's fetch answers the first beacon three intervals late and notes what each beacon sent.
+    // Before, the library sent the second beacon meanwhile without the first one's visit, which split
+    // the watch into two sessions.
+    await page.evaluate(`{
+      window.sent = []
+      const realFetch = window.fetch
+      window.fetch = async (url, init) => {
+        window.sent.push(JSON.parse(init.body).watch_of ?? null)
+        if (window.sent.length === 1) await new Promise((r) => setTimeout(r, ${INTERVAL * 3}))
+        return realFetch(url, init)
+      }
+    }`)
+    await page.evaluate(
+      `window.stopWatch = Verdict.watch({ key: ${JSON.stringify(backend.key)}, interval: ${INTERVAL} })`,
+    )
+    const sentCount = async () => ((await page.evaluate('window.sent')) as unknown[]).length
+    for (let n = await sentCount(); n < 4; n = await sentCount()) await page.waitForTimeout(INTERVAL)
+    await page.evaluate('window.stopWatch()')
+    const sent = (await page.evaluate('window.sent')) as (string | null)[]
+    expect(sent[0]).toBeNull()
+    expect(sent.slice(1).every((w) => typeof w === 'string' && w.startsWith('vis_'))).toBe(true)
+    expect(new Set(sent.slice(1)).size).toBe(1)
+    await context.close()
+  })
 })
