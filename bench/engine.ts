@@ -94,7 +94,12 @@ export interface RunSettings {
   backends?: BackendWatch | null
   /** Runs just before the second measurement (PostgreSQL refreshes its planner statistics). */
   afterHistory?: () => Promise<string | null>
+  /** Runs after the warm-up, before the first measurement (PostgreSQL: the same). */
+  afterWarmUp?: () => Promise<string | null>
 }
+
+/** Seconds of saturation load before anything is measured: JIT, caches, pools and first rows. */
+const WARM_UP_SECONDS = 3
 
 function cycling(
   bodies: Record<string, unknown>[],
@@ -302,6 +307,11 @@ export async function engineFigures(
   settings: RunSettings,
 ): Promise<Outcome[]> {
   const t = engine.targets
+  const warm = await scoreLoad(server, WARM_UP_SECONDS)
+  const note = settings.afterWarmUp ? await settings.afterWarmUp() : null
+  console.log(
+    `${engine.tag}warm-up: ${warm.ok} events in ${WARM_UP_SECONDS} s${note ? `, then ${note}` : ''}`,
+  )
   const figures = await scoreFigures(engine, server, settings, engine.scoreLabel)
   const s = figures.saturation
   const ratio = s.reqPerSec / ref.reqPerSec

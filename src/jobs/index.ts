@@ -5,6 +5,7 @@ import { feedReloadJob } from './feed-reload.js'
 import { idempotencyExpiryJob } from './idempotency-expiry.js'
 import { ja4SignaturesCacheJob, ja4SignaturesJob } from './ja4-signatures.js'
 import { listExpiryJob } from './list-expiry.js'
+import { plannerStatisticsJob } from './planner-statistics.js'
 import { retentionJob } from './retention.js'
 import { storageCompactionJob } from './storage-compaction.js'
 import { trapRetentionJob } from './trap-retention.js'
@@ -35,5 +36,6 @@ export function backgroundJobs(settings: { feedsReloadMs: number; retentionDays:
     velocityTrimJob,
     webhookRetentionJob,
     listExpiryJob,
+    plannerStatisticsJob,
   ]
 }

@@ -25,6 +25,7 @@ import { CompactionStore } from './schema/compaction.js'
 import { migrate } from './schema/migrations.js'
 import { PartitionStore } from './schema/partitions.js'
 import { RetentionStore } from './schema/retention.js'
+import { StatisticsStore } from './schema/statistics.js'
 import { WebhookEndpointStore } from './webhooks/endpoints.js'
 import { WebhookOutbox } from './webhooks/outbox.js'
 
@@ -52,6 +53,7 @@ export class Store {
   readonly restore: RestoreStore
   readonly idempotency: IdempotencyStore
   readonly partitions: PartitionStore
+  readonly statistics: StatisticsStore
   readonly rulePerformance: RulePerformanceStore
   readonly decisions: DecisionStore
   readonly console: ConsoleStore
@@ -84,6 +86,7 @@ export class Store {
     this.restore = new RestoreStore(db)
     this.idempotency = new IdempotencyStore(db)
     this.partitions = new PartitionStore(db)
+    this.statistics = new StatisticsStore(db)
     this.rulePerformance = new RulePerformanceStore(db)
     this.decisions = new DecisionStore(db)
     this.console = new ConsoleStore(db)

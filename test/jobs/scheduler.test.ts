@@ -259,6 +259,7 @@ describe('the job registry', () => {
       'velocity-trim',
       'webhook-retention',
       'list-expiry',
+      'planner-statistics',
     ])
     for (const j of jobs) {
       expect(j.reads.length, j.name).toBeGreaterThan(0)
