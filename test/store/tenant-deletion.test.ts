@@ -156,6 +156,7 @@ describe('deleting a tenant while its scores are in flight (PostgreSQL)', () => 
       const tenantId = a.tenantId
       // A group's first job for the tenant: the meter's reading, one row without a foreign key, then a
       // pause before COMMIT during which the deletion starts.
+      let wrote = false
       const group = h.store.db.tx(function* () {
         expect(yield* new GroupMeter(usage).take(tenantId, '2030-01', 1, 10)).toBe(true)
         yield* q.run('INSERT INTO ip_accounts (tenant_id, ip_hash, user_id, last_ms) VALUES (?, ?, ?, ?)', [
@@ -164,9 +165,11 @@ describe('deleting a tenant while its scores are in flight (PostgreSQL)', () => 
           'user',
           1,
         ])
+        wrote = true
         yield* q.get('SELECT pg_sleep(0.5)')
       })
-      await new Promise((r) => setTimeout(r, 150))
+      // The deletion starts once the group holds the tenant and has written (however slow the machine).
+      while (!wrote) await new Promise((r) => setTimeout(r, 10))
       const deleted = await h.store.tenants.delete(tenantId)
       await group
       expect(deleted).toBe(true)
