@@ -36,3 +36,5 @@ export class ApiError extends Error {
 
 export const badRequest = (message: string) => new ApiError('bad_request', message)
 export const notFound = (message: string) => new ApiError('not_found', message)
+/** The key's tenant was deleted while the request ran (its key was still cached): as a revoked key. */
+export const tenantGone = () => new ApiError('unauthorized', 'invalid, revoked or rotated API key')

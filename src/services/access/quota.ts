@@ -1,4 +1,6 @@
 import type { TenantContext } from '../../context.js'
+import { tenantGone } from '../../errors.js'
+import { TenantGone } from '../../store/access/tenant-hold.js'
 import { usagePeriod } from '../../store/access/usage.js'
 import type { GroupMeter } from '../../store/events/group-meter.js'
 import type { Work } from '../../store/index.js'
@@ -19,9 +21,15 @@ export function* consumeQuota(
 ): Work<void> {
   const quota = ctx.tenant.monthlyQuota
   const period = usagePeriod(nowMs)
-  const fits = meter
-    ? yield* meter.take(ctx.tenant.id, period, units, quota)
-    : yield* ctx.store.usage.meter(ctx.tenant.id, period, units, quota)
+  let fits: boolean
+  try {
+    fits = meter
+      ? yield* meter.take(ctx.tenant.id, period, units, quota)
+      : yield* ctx.store.usage.meter(ctx.tenant.id, period, units, quota)
+  } catch (err) {
+    if (err instanceof TenantGone) throw tenantGone()
+    throw err
+  }
   if (fits) return
   throw quotaExceeded(quota, units, nowMs)
 }

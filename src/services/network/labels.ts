@@ -1,6 +1,7 @@
 import type { TenantContext } from '../../context.js'
-import { badRequest, notFound } from '../../errors.js'
+import { badRequest, notFound, tenantGone } from '../../errors.js'
 import { parseIp } from '../../intel/ip/normalize.js'
+import { holdTenant } from '../../store/access/tenant-hold.js'
 import { addAsnBad } from '../../store/events/aggregates.js'
 import type { Work } from '../../store/index.js'
 import type { LabelFilter } from '../../store/network/labels.js'
@@ -125,6 +126,8 @@ export async function label(
   })
   let queued = 0
   const out = await store.db.tx(function* () {
+    // Before anything is written: the ASN counters have no tenant foreign key (schema/tenant-keys.ts).
+    if (!(yield* holdTenant(store.db.dialect, tenant.id))) throw tenantGone()
     yield* idem.claim(now)
     // The same label on the same event (or user) again is the same label: nothing more is recorded.
     const same =

@@ -1,6 +1,7 @@
 import type { TenantContext } from '../../context.js'
-import { badRequest } from '../../errors.js'
+import { badRequest, tenantGone } from '../../errors.js'
 import { parseIp } from '../../intel/ip/normalize.js'
+import { holdTenant } from '../../store/access/tenant-hold.js'
 import type { ErasedCounts, SubjectKeys } from '../../store/privacy/privacy.js'
 import type { EntityKind } from '../../util/entities.js'
 import { eventView } from '../decisions/events.js'
@@ -175,6 +176,8 @@ export async function forgetSubject(ctx: TenantContext, body: SubjectBody, idem:
     storage,
   })
   const deleted = await store.db.tx(function* () {
+    // Before anything is written: IP velocity's pairs have no tenant foreign key (schema/tenant-keys.ts).
+    if (!(yield* holdTenant(store.db.dialect, tenant.id))) throw tenantGone()
     yield* idem.claim(now)
     const counts = yield* store.privacy.erase(tenant.id, keys)
     // Each further reading of a national phone number; rows already deleted are not counted twice.

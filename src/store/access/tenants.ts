@@ -1,5 +1,6 @@
 import { type Db, q } from '../engine/db.js'
 import { Cached, globalScoped, type Invalidation } from '../engine/invalidation.js'
+import { UNKEYED_TENANT_TABLES } from '../schema/tenant-keys.js'
 
 export interface Tenant {
   id: string
@@ -121,10 +122,19 @@ export class TenantStore {
     return Number(r?.n ?? 0)
   }
 
-  /** Deletes the tenant; every table of tenant data cascades from it. */
+  /**
+   * Deletes the tenant and all of its data. The tenant row is locked first (PostgreSQL: it waits for
+   * every scoring group holding it, see schema/tenant-keys.ts, and holds off later ones, which then find
+   * the tenant gone); then the tables without a tenant foreign key are emptied of its rows, which now
+   * include every committed group's; then the tenant row goes and every other table cascades from it.
+   */
   delete(id: string): Promise<boolean> {
     const inv = this.inv
+    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : ''
     return this.db.tx(function* () {
+      if (!(yield* q.get(`SELECT id FROM tenants WHERE id = ?${lock}`, [id]))) return false
+      for (const table of UNKEYED_TENANT_TABLES)
+        yield* q.run(`DELETE FROM ${table} WHERE tenant_id = ?`, [id])
       const n = yield* q.run('DELETE FROM tenants WHERE id = ?', [id])
       yield* inv.touch('*')
       return n > 0

@@ -1,4 +1,5 @@
 import { type Db, q, type Work } from '../engine/db.js'
+import { holdTenant } from './tenant-hold.js'
 
 /** The calendar month (UTC) a metered unit belongs to, e.g. `2026-11`. */
 export function usagePeriod(nowMs: number): string {
@@ -44,17 +45,27 @@ export class UsageStore {
     return (await this.used(tenantId, period)) + units <= quota
   }
 
-  /** This month's reading inside a transaction, without locking the row. */
-  *reading(tenantId: string, period: string): Work<number> {
-    const row = yield* q.get<{ used: number }>(READ, [tenantId, period])
-    return Number(row?.used ?? 0)
+  /**
+   * This month's reading inside a transaction, without locking the usage row; null when the tenant is
+   * gone. The same statement locks the tenant's row against deletion until the transaction ends (see
+   * tenant-hold.ts): a scoring group reads this before a tenant's first job writes anything.
+   */
+  *reading(tenantId: string, period: string): Work<number | null> {
+    const row = yield* q.get<{ used: number | null }>(
+      `SELECT (SELECT used FROM usage WHERE tenant_id = tenants.id AND period = ?) AS used FROM tenants
+        WHERE id = ?${this.db.dialect === 'postgres' ? ' FOR KEY SHARE' : ''}`,
+      [period, tenantId],
+    )
+    return row === undefined ? null : Number(row.used ?? 0)
   }
 
   /**
    * This month's reading with the row locked until the transaction ends (created at 0 when missing,
-   * so there is a row to lock): no other transaction can meter the tenant meanwhile.
+   * so there is a row to lock): no other transaction can meter the tenant meanwhile. Holds the tenant's
+   * row as `reading` does; null when the tenant is gone.
    */
-  *lockedReading(tenantId: string, period: string): Work<number> {
+  *lockedReading(tenantId: string, period: string): Work<number | null> {
+    if (!(yield* holdTenant(this.db.dialect, tenantId))) return null
     const row = yield* q.get<{ used: number }>(
       `INSERT INTO usage (tenant_id, period, used) VALUES (?, ?, 0)
        ON CONFLICT (tenant_id, period) DO UPDATE SET used = usage.used

@@ -1,3 +1,4 @@
+import { TenantGone } from '../access/tenant-hold.js'
 import type { UsageStore } from '../access/usage.js'
 import type { Work } from '../engine/db.js'
 
@@ -47,13 +48,19 @@ export class GroupMeter {
   /** Exact mode: locks and reads the given rows, sorted (every group locks usage rows in one order). */
   *lock(keys: readonly (readonly [string, string])[]): Work<void> {
     const sorted = [...keys].sort((a, b) => (keyOf(...a) < keyOf(...b) ? -1 : 1))
+    // A tenant gone meanwhile is skipped here; its jobs refuse in take().
     for (const [tenantId, period] of sorted) yield* this.tally(tenantId, period, Infinity)
   }
 
-  /** Accepts `units` for the tenant's month if they fit; false (nothing counted) if they do not. */
+  /**
+   * Accepts `units` for the tenant's month if they fit; false (nothing counted) if they do not. The
+   * tenant's first job in the group locks the tenant row (usage.ts `reading`) before it writes anything;
+   * throws TenantGone when the tenant has been deleted.
+   */
   *take(tenantId: string, period: string, units: number, quota: number): Work<boolean> {
     if (units > quota) return false
     const t = yield* this.tally(tenantId, period, quota)
+    if (t === undefined) throw new TenantGone(tenantId)
     if (t.used + t.units + units > quota) return false
     t.units += units
     t.quota = Math.min(t.quota, quota)
@@ -72,13 +79,15 @@ export class GroupMeter {
     }
   }
 
-  private *tally(tenantId: string, period: string, quota: number): Work<Tally> {
+  /** The tenant's tally, read (and the tenant row locked) when first met; undefined: the tenant is gone. */
+  private *tally(tenantId: string, period: string, quota: number): Work<Tally | undefined> {
     const key = keyOf(tenantId, period)
     let t = this.tallies.get(key)
     if (!t) {
       const used = this.exact
         ? yield* this.usage.lockedReading(tenantId, period)
         : yield* this.usage.reading(tenantId, period)
+      if (used === null) return undefined
       t = { tenantId, period, used, units: 0, quota }
       this.tallies.set(key, t)
     }

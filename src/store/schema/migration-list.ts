@@ -1,4 +1,5 @@
 import { PARTITION_EVENT_TABLES } from './partition-migration.js'
+import { DROP_TENANT_KEYS } from './tenant-keys.js'
 
 export interface Migration {
   version: number
@@ -691,5 +692,13 @@ CREATE INDEX events_user ON events (tenant_id, user_id, verdict, created_ms, ip_
     sql: `
 ALTER TABLE webhook_messages ADD COLUMN phone_hash TEXT;
 `,
+  },
+  {
+    version: 34,
+    name: 'no tenant foreign keys on the scoring tables (PostgreSQL)',
+    // Their check locked the tenant row once per inserted row; a group now locks it once per tenant
+    // (schema/tenant-keys.ts says what keeps a deleted tenant's rows from staying behind).
+    sql: DROP_TENANT_KEYS,
+    only: 'postgres',
   },
 ]
