@@ -68,10 +68,10 @@ export function composeBatch(ops: readonly Op[]): ComposedBatch {
   return { sql: shape.sql, params }
 }
 
-/** Each part's result as the single statement would have given it. */
-export function decodeBatch(ops: readonly Op[], row: Record<string, unknown>): unknown[] {
+/** Each part's result as the single statement would have given it, from the row's columns in order. */
+export function decodeBatch(ops: readonly Op[], row: readonly unknown[]): unknown[] {
   return ops.map((o, i) => {
-    const v = row[`r${i}`]
+    const v = row[i]
     if (o.kind === 'run') return Number(v)
     const rows = v as Record<string, unknown>[]
     return o.kind === 'all' ? rows : rows[0]
