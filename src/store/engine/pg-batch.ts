@@ -20,6 +20,11 @@ export interface ComposedBatch {
 }
 
 const texts = new Map<string, { sql: string; writes: boolean[] }>()
+/**
+ * A small number per part text: a batch's key is its parts' numbers, not their texts joined (a
+ * scoring batch's texts run to over a kilobyte, copied and hashed again for every batch).
+ */
+const partIds = new Map<string, number>()
 /** Distinct batch shapes are few (one per combination of an event's parts); the bound is a safeguard. */
 const MAX_TEXTS = 2000
 
@@ -49,11 +54,23 @@ function compose(ops: readonly Op[]): string {
 
 /** The statement text (cached per shape) and its parameters, in the order their `?` appear in it. */
 export function composeBatch(ops: readonly Op[]): ComposedBatch {
-  const key = ops.map((o) => `${o.kind}\u0001${o.sql}`).join('\u0002')
+  if (texts.size >= MAX_TEXTS || partIds.size >= MAX_TEXTS) {
+    // Numbers are only reused once no key holds them.
+    texts.clear()
+    partIds.clear()
+  }
+  let key = ''
+  for (const o of ops) {
+    let id = partIds.get(o.sql)
+    if (id === undefined) {
+      id = partIds.size
+      partIds.set(o.sql, id)
+    }
+    key += `${o.kind[0]}${id},`
+  }
   let shape = texts.get(key)
   if (shape === undefined) {
     shape = { sql: compose(ops), writes: ops.map((o) => WRITES.test(o.sql)) }
-    if (texts.size >= MAX_TEXTS) texts.clear()
     texts.set(key, shape)
   }
   // The write parts come first in the text (WITH), then the reads (the select list).
@@ -68,10 +85,10 @@ export function composeBatch(ops: readonly Op[]): ComposedBatch {
   return { sql: shape.sql, params }
 }
 
-/** Each part's result as the single statement would have given it. */
-export function decodeBatch(ops: readonly Op[], row: Record<string, unknown>): unknown[] {
+/** Each part's result as the single statement would have given it, from the row's columns in order. */
+export function decodeBatch(ops: readonly Op[], row: readonly unknown[]): unknown[] {
   return ops.map((o, i) => {
-    const v = row[`r${i}`]
+    const v = row[i]
     if (o.kind === 'run') return Number(v)
     const rows = v as Record<string, unknown>[]
     return o.kind === 'all' ? rows : rows[0]

@@ -11,15 +11,11 @@ import {
   type Work,
 } from './db.js'
 import { composeBatch, decodeBatch } from './pg-batch.js'
+import { Execution, type Prepared, send } from './pg-statement.js'
 
 // COUNT(*) and BIGINT columns (millisecond times) fit in a double; read them as numbers.
 pg.types.setTypeParser(20, (v) => Number(v))
 pg.types.setTypeParser(1700, (v) => Number(v))
-
-interface Prepared {
-  name: string
-  text: string
-}
 
 /** Turns `?` placeholders into `$n` (our SQL never has `?` inside string literals). */
 function toPg(sql: string): string {
@@ -110,13 +106,13 @@ export class PostgresDb implements Db {
     if (op.kind === 'batch') {
       // One statement, one round trip for the whole batch (store/engine/pg-batch.ts).
       const b = composeBatch(op.ops)
-      const r = await client.query({ ...this.q(b.sql), values: b.params })
-      return decodeBatch(op.ops, r.rows[0])
+      const r = await send(client, new Execution(this.q(b.sql), b.params, true))
+      return decodeBatch(op.ops, r.rows[0] as unknown[])
     }
-    const r = await client.query({ ...this.q(op.sql), values: op.params as Param[] })
+    const r = await send(client, new Execution(this.q(op.sql), op.params))
     if (op.kind === 'all') return r.rows
     if (op.kind === 'get') return r.rows[0]
-    return r.rowCount ?? 0
+    return r.rowCount
   }
 
   private async direct<T>(op: Op): Promise<T> {

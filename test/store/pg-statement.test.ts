@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { q } from '../../src/store/engine/db.js'
+import type { Store } from '../../src/store/index.js'
+import { openTestStore } from '../helpers/build.js'
+import { pgAvailable } from '../helpers/pg.js'
+
+const hasPg = await pgAvailable()
+
+/** The PostgreSQL executor's own statement objects (store/engine/pg-statement.ts), as callers see them. */
+describe.skipIf(!hasPg)('statements on postgres', () => {
+  let store: Store
+  let cleanup: () => Promise<void>
+  afterEach(async () => {
+    await cleanup?.()
+  })
+
+  async function open() {
+    const s = await openTestStore('postgres')
+    store = s.store
+    cleanup = s.cleanup
+    await store.db.exec('CREATE TABLE st (k TEXT PRIMARY KEY, n BIGINT, v NUMERIC, j JSONB, b BOOLEAN)')
+  }
+
+  it('reads rows as objects in column order, numbers as numbers, NULL as null', async () => {
+    await open()
+    expect(
+      await store.db.run('INSERT INTO st (k, n, v, j, b) VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)', [
+        'a',
+        1_700_000_000_000,
+        '1.5',
+        '{"x":[1,"y"]}',
+        'true',
+        'b',
+        null,
+        null,
+        null,
+        null,
+      ]),
+    ).toBe(2)
+    const rows = await store.db.all<Record<string, unknown>>('SELECT k, n, v, j, b FROM st ORDER BY k')
+    expect(rows).toEqual([
+      { k: 'a', n: 1_700_000_000_000, v: 1.5, j: { x: [1, 'y'] }, b: true },
+      { k: 'b', n: null, v: null, j: null, b: null },
+    ])
+    expect(Object.keys(rows[0]!)).toEqual(['k', 'n', 'v', 'j', 'b'])
+    expect(await store.db.get('SELECT k FROM st WHERE k = ?', ['none'])).toBeUndefined()
+    expect(await store.db.run('UPDATE st SET n = ? WHERE k <> ?', [2, 'none'])).toBe(2)
+    expect(await store.db.run('DELETE FROM st WHERE k = ?', ['none'])).toBe(0)
+  })
+
+  it('rejects with the server error and keeps the connections usable', async () => {
+    await open()
+    await store.db.run('INSERT INTO st (k) VALUES (?)', ['a'])
+    for (let i = 0; i < 3; i++)
+      await expect(store.db.run('INSERT INTO st (k) VALUES (?)', ['a'])).rejects.toMatchObject({
+        code: '23505',
+      })
+    await expect(store.db.get('SELECT k::int AS i FROM st WHERE k = ?', ['a'])).rejects.toMatchObject({
+      code: '22P02',
+    })
+    // A failure inside a transaction rolls it back and leaves its connection fit for the next one.
+    await expect(
+      store.db.tx(function* () {
+        yield* q.run('INSERT INTO st (k) VALUES (?)', ['c'])
+        yield* q.run('INSERT INTO st (k) VALUES (?)', ['a'])
+      }),
+    ).rejects.toMatchObject({ code: '23505' })
+    expect(await store.db.all('SELECT k FROM st ORDER BY k')).toEqual([{ k: 'a' }])
+    const counted = await store.db.tx(function* () {
+      return yield* q.get<{ c: number }>('SELECT COUNT(*) AS c FROM st')
+    })
+    expect(counted).toEqual({ c: 1 })
+  })
+
+  it('reads the columns a statement has now when its table changed since it was last run', async () => {
+    await open()
+    await store.db.run('INSERT INTO st (k, n) VALUES (?, ?)', ['a', 1])
+    const sql = 'SELECT * FROM st WHERE k = ?'
+    expect(await store.db.get(sql, ['a'])).toEqual({ k: 'a', n: 1, v: null, j: null, b: null })
+    await store.db.exec('ALTER TABLE st DROP COLUMN j, DROP COLUMN b, ADD COLUMN t TEXT')
+    // Connections that prepared the statement before refuse it (its result type changed); the new
+    // columns must come from whichever connection prepares it again, not from the shape seen before.
+    let row: unknown
+    for (let i = 0; i < 20 && row === undefined; i++)
+      row = await store.db.get(sql, ['a']).catch(() => undefined)
+    expect(row).toEqual({ k: 'a', n: 1, v: null, t: null })
+  })
+})
