@@ -1,9 +1,21 @@
 import { type Db, q, type Work } from '../engine/db.js'
 import { holdTenant } from './tenant-hold.js'
 
+/** The month last asked for, from its first millisecond up to the next month's (UTC). */
+let month = { fromMs: 0, toMs: 0, period: '' }
+
 /** The calendar month (UTC) a metered unit belongs to, e.g. `2026-11`. */
 export function usagePeriod(nowMs: number): string {
-  return new Date(nowMs).toISOString().slice(0, 7)
+  // Asked several times per request: formatting a date is most of the cost, and the month rarely changes.
+  if (nowMs >= month.fromMs && nowMs < month.toMs) return month.period
+  const d = new Date(nowMs)
+  const fromMs = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)
+  month = {
+    fromMs,
+    toMs: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
+    period: d.toISOString().slice(0, 7),
+  }
+  return month.period
 }
 
 const READ = 'SELECT used FROM usage WHERE tenant_id = ? AND period = ?'
