@@ -162,9 +162,16 @@ export function runSync<T>(work: Work<T>, exec: (op: Op | BatchOp) => unknown): 
   return next.value
 }
 
-/** Drives a unit of work with an asynchronous executor (one statement at a time, in order). */
-export async function runAsync<T>(work: Work<T>, exec: (op: Op | BatchOp) => Promise<unknown>): Promise<T> {
-  let next = work.next()
+/**
+ * Drives a unit of work with an asynchronous executor (one statement at a time, in order). `first`: the
+ * work's first step when the caller already took it (and answered it) itself.
+ */
+export async function runAsync<T>(
+  work: Work<T>,
+  exec: (op: Op | BatchOp) => Promise<unknown>,
+  first?: ReturnType<Work<T>['next']>,
+): Promise<T> {
+  let next = first ?? work.next()
   while (!next.done) {
     let value: unknown
     try {

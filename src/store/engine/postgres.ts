@@ -179,17 +179,7 @@ export class PostgresDb implements Db {
       }
       step = failed === null ? it.next(value) : it.throw(failed)
     } else await client.query('BEGIN')
-    while (!step.done) {
-      let value: unknown
-      try {
-        value = await this.execOp(client, step.value)
-      } catch (err) {
-        step = it.throw(err)
-        continue
-      }
-      step = it.next(value)
-    }
-    return step.value
+    return runAsync(it, (op) => this.execOp(client, op), step)
   }
 
   async exec(script: string): Promise<void> {
