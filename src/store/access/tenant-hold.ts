@@ -9,10 +9,18 @@ import { type Dialect, q, type Work } from '../engine/db.js'
  */
 export function* holdTenant(dialect: Dialect, tenantId: string): Work<boolean> {
   const row = yield* q.get<{ id: string }>(
-    `SELECT id FROM tenants WHERE id = ?${dialect === 'postgres' ? ' FOR KEY SHARE' : ''}`,
+    `SELECT id FROM tenants WHERE id = ?${tenantRowLock(dialect, 'KEY SHARE')}`,
     [tenantId],
   )
   return row !== undefined
+}
+
+/**
+ * The clause that locks a selected tenant row on PostgreSQL: `KEY SHARE` holds off its deletion (as
+ * above), `UPDATE` is the deletion's own. Nothing on SQLite, whose write lock is taken at BEGIN.
+ */
+export function tenantRowLock(dialect: Dialect, mode: 'KEY SHARE' | 'UPDATE'): string {
+  return dialect === 'postgres' ? ` FOR ${mode}` : ''
 }
 
 /** The tenant is gone (deleted while its request ran): the request is refused and writes nothing. */

@@ -1,6 +1,7 @@
 import { type Db, q } from '../engine/db.js'
 import { Cached, globalScoped, type Invalidation } from '../engine/invalidation.js'
 import { UNKEYED_TENANT_TABLES } from '../schema/tenant-keys.js'
+import { tenantRowLock } from './tenant-hold.js'
 
 export interface Tenant {
   id: string
@@ -130,7 +131,7 @@ export class TenantStore {
    */
   delete(id: string): Promise<boolean> {
     const inv = this.inv
-    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : ''
+    const lock = tenantRowLock(this.db.dialect, 'UPDATE')
     return this.db.tx(function* () {
       if (!(yield* q.get(`SELECT id FROM tenants WHERE id = ?${lock}`, [id]))) return false
       for (const table of UNKEYED_TENANT_TABLES)

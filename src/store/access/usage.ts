@@ -1,5 +1,5 @@
 import { type Db, q, type Work } from '../engine/db.js'
-import { holdTenant } from './tenant-hold.js'
+import { holdTenant, tenantRowLock } from './tenant-hold.js'
 
 /** The month last asked for, from its first millisecond up to the next month's (UTC). */
 let month = { fromMs: 0, toMs: 0, period: '' }
@@ -65,7 +65,7 @@ export class UsageStore {
   *reading(tenantId: string, period: string): Work<number | null> {
     const row = yield* q.get<{ used: number | null }>(
       `SELECT (SELECT used FROM usage WHERE tenant_id = tenants.id AND period = ?) AS used FROM tenants
-        WHERE id = ?${this.db.dialect === 'postgres' ? ' FOR KEY SHARE' : ''}`,
+        WHERE id = ?${tenantRowLock(this.db.dialect, 'KEY SHARE')}`,
       [period, tenantId],
     )
     return row === undefined ? null : Number(row.used ?? 0)
