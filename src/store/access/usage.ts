@@ -1,4 +1,5 @@
 import { type Db, q, type Work } from '../engine/db.js'
+import { monthStart, nextMonth } from '../schema/partitions.js'
 import { holdTenant, tenantRowLock } from './tenant-hold.js'
 
 /** The month last asked for, from its first millisecond up to the next month's (UTC). */
@@ -8,13 +9,8 @@ let month = { fromMs: 0, toMs: 0, period: '' }
 export function usagePeriod(nowMs: number): string {
   // Asked several times per request: formatting a date is most of the cost, and the month rarely changes.
   if (nowMs >= month.fromMs && nowMs < month.toMs) return month.period
-  const d = new Date(nowMs)
-  const fromMs = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)
-  month = {
-    fromMs,
-    toMs: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
-    period: d.toISOString().slice(0, 7),
-  }
+  const fromMs = monthStart(nowMs)
+  month = { fromMs, toMs: nextMonth(fromMs), period: new Date(nowMs).toISOString().slice(0, 7) }
   return month.period
 }
 
