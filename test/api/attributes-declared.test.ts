@@ -1,18 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { unpackJson } from '../../src/store/events/compact-json.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
+import { recordedAttributeCounts, enforcedRule as rule } from '../helpers/rules.js'
 
 const hasPg = await pgAvailable()
 const MIN = 60_000
-
-const rule = (id: string, when: string, then: object = { score: 10 }) => ({
-  id,
-  when,
-  then,
-  mode: 'enforce',
-  rollout: 100,
-})
 
 describe.each<Engine>(['sqlite', 'postgres'])('hashed and counted attributes on %s', (engine) => {
   let h: Harness
@@ -33,12 +25,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('hashed and counted attributes on 
     expect(r.statusCode, r.body).toBe(200)
     return r.json()
   }
-  /** The counts recorded with the event (its engine input), as rules saw them. */
-  const countsOf = async (eventId: string) => {
-    const row = await h.store.db.get<{ inputs: string }>('SELECT inputs FROM events WHERE id = ?', [eventId])
-    return unpackJson<{ history: { attributes: Record<string, Record<string, number>> } }>(row!.inputs)
-      .history.attributes
-  }
+  const countsOf = (eventId: string) => recordedAttributeCounts(h, eventId)
 
   run('declares attributes in the config as a new version; GET shows them; {} removes them', async () => {
     await setup()

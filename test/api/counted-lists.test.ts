@@ -1,18 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { unpackJson } from '../../src/store/events/compact-json.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
+import { recordedAttributeCounts, enforcedRule as rule } from '../helpers/rules.js'
 
 const hasPg = await pgAvailable()
 const MIN = 60_000
-
-const rule = (id: string, when: string, then: object = { score: 10 }) => ({
-  id,
-  when,
-  then,
-  mode: 'enforce',
-  rollout: 100,
-})
 
 /** Counts of one figure set, as the recorded input holds them. */
 const counts = (accounts: number, events: number) => ({
@@ -38,11 +30,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('counted attributes holding lists 
     expect(r.statusCode, r.body).toBe(200)
     return r.json()
   }
-  const countsOf = async (eventId: string) => {
-    const row = await h.store.db.get<{ inputs: string }>('SELECT inputs FROM events WHERE id = ?', [eventId])
-    return unpackJson<{ history: { attributes: Record<string, Record<string, number>> } }>(row!.inputs)
-      .history.attributes
-  }
+  const countsOf = (eventId: string) => recordedAttributeCounts(h, eventId)
 
   run('counts each string of a list; a rule reads, figure by figure, the most shared one', async () => {
     h = await build({ engine })

@@ -1,16 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
+import { enforcedRule as rule } from '../helpers/rules.js'
 
 const hasPg = await pgAvailable()
-
-const rule = (id: string, when: string, then: object = { score: 10 }) => ({
-  id,
-  when,
-  then,
-  mode: 'enforce',
-  rollout: 100,
-})
 
 /** Values that must never rest raw outside the tenant's own config (the rules it wrote). */
 const STOLEN = 'StolenCard-5500-0042'
