@@ -81,6 +81,13 @@ export const REASONS = [
     description: 'an established account is used from a device and a country it has never used before',
   },
   {
+    code: 'gibberish_wave',
+    family: 'accountRisk',
+    weightKey: 'gibberishWave',
+    description:
+      'the account is one of an unusual number of recent sign-ups whose mailbox names look randomly generated',
+  },
+  {
     code: 'gibberish_email',
     family: 'emailRisk',
     weightKey: 'emailGibberish',

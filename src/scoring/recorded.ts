@@ -7,7 +7,7 @@ import type { DeviceHistory, DevicePoint, EngineInput } from './types.js'
  * differently (a new check, a changed condition, message or default). Replay promises identical
  * decisions only for events recorded under the current value.
  */
-export const RULES_VERSION = '2026.11.26'
+export const RULES_VERSION = '2026.11.26.2'
 
 /** An engine input as an event records it: everything but the config, which the event's config version names. */
 export type RecordedInput = Omit<EngineInput, 'config'>

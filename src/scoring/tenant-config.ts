@@ -50,6 +50,8 @@ export const DEFAULT_WEIGHTS = {
   fraudNetworkOne: 20,
   fraudNetworkTwo: 30,
   fraudNetworkMore: 40,
+  // A wave of sign-ups with machine-generated mailboxes on the tenant (docs/scoring.md, issue 27).
+  gibberishWave: 25,
 } as const
 
 export const DEFAULT_THRESHOLDS = {
@@ -61,6 +63,7 @@ export const DEFAULT_THRESHOLDS = {
   ipVelocityHigh: 10,
   deviceVelocity: 20,
   mailboxReuseHigh: 4,
+  gibberishWave: 3,
 } as const
 
 export type WeightKey = keyof typeof DEFAULT_WEIGHTS

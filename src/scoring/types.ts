@@ -116,8 +116,23 @@ export interface HistorySignals {
   mailboxAccounts?: number | null
   /** The account's earlier events, for takeover; absent for signups and events without an account. */
   account?: AccountHistory | null
+  /**
+   * The tenant's recent events with machine-generated mailboxes (docs/scoring.md, `gibberish_wave`); read
+   * only for an account-creating event whose own mailbox looks generated, else absent.
+   */
+  generatedMailboxes?: GeneratedMailboxes | null
   /** The tenant's counted attributes this event carries, by key (docs/rules.md); absent without any. */
   attributes?: Record<string, AttributeCounts>
+}
+
+/**
+ * `gibberish_email` firings on the tenant's events, from the hourly statistics: in the current clock hour
+ * and the five before (`recent`, this event included), and in the same six clock hours of each of the
+ * seven days before (`sameHours`, yesterday first).
+ */
+export interface GeneratedMailboxes {
+  recent: number
+  sameHours: number[]
 }
 
 /** What an account's earlier events say about this one (docs/scoring.md, account takeover). */

@@ -53,6 +53,7 @@ const EXPECTED_DEFAULTS = {
   fraudNetworkOne: 20,
   fraudNetworkTwo: 30,
   fraudNetworkMore: 40,
+  gibberishWave: 25,
 }
 
 describe('default weights', () => {

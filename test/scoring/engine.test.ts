@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { poissonTail } from '../../src/scoring/checks/account.js'
 import { score, verdictFor } from '../../src/scoring/engine.js'
 import { templateExplanation } from '../../src/scoring/explain.js'
 import { effectiveConfig } from '../../src/scoring/tenant-config.js'
@@ -255,6 +256,79 @@ const ROWS: Row[] = [
     },
     fires: {},
   },
+  {
+    name: 'generated mailbox in a wave: 3 in 6 hours, none at these hours on the days before',
+    input: {
+      email: { ...email, looksGibberish: true },
+      history: { ipAccounts: null, generatedMailboxes: { recent: 3, sameHours: [0, 0, 0, 0, 0, 0, 0] } },
+    },
+    fires: { gibberish_email: 20, gibberish_wave: 25 },
+  },
+  {
+    name: 'generated mailbox, 2 in 6 hours: below the wave threshold',
+    input: {
+      email: { ...email, looksGibberish: true },
+      history: { ipAccounts: null, generatedMailboxes: { recent: 2, sameHours: [0, 0, 0, 0, 0, 0, 0] } },
+    },
+    fires: { gibberish_email: 20 },
+  },
+  {
+    // One busy day before (an earlier campaign) does not raise the bar: the quietest day is the level.
+    name: 'generated mailbox wave after an earlier campaign',
+    input: {
+      email: { ...email, looksGibberish: true },
+      history: { ipAccounts: null, generatedMailboxes: { recent: 3, sameHours: [40, 0, 5, 0, 0, 0, 0] } },
+    },
+    fires: { gibberish_email: 20, gibberish_wave: 25 },
+  },
+  {
+    // A level of 1 at these hours: 6 happen by chance 0.06 % of the time, 7 only 0.008 %.
+    name: 'generated mailboxes at 6 over a level of 1: possible by chance',
+    input: {
+      email: { ...email, looksGibberish: true },
+      history: { ipAccounts: null, generatedMailboxes: { recent: 6, sameHours: [1, 2, 1, 3, 1, 1, 2] } },
+    },
+    fires: { gibberish_email: 20 },
+  },
+  {
+    name: 'generated mailboxes at 7 over a level of 1: a wave',
+    input: {
+      email: { ...email, looksGibberish: true },
+      history: { ipAccounts: null, generatedMailboxes: { recent: 7, sameHours: [1, 2, 1, 3, 1, 1, 2] } },
+    },
+    fires: { gibberish_email: 20, gibberish_wave: 25 },
+  },
+  {
+    // A steady 10 at these hours: a wave needs 3 times it (30); 29 is still improbable but not enough.
+    name: 'generated mailboxes below 3 times the quietest day',
+    input: {
+      email: { ...email, looksGibberish: true },
+      history: {
+        ipAccounts: null,
+        generatedMailboxes: { recent: 29, sameHours: [12, 10, 11, 14, 10, 13, 12] },
+      },
+    },
+    fires: { gibberish_email: 20 },
+  },
+  {
+    name: 'generated mailboxes at 3 times the quietest day',
+    input: {
+      email: { ...email, looksGibberish: true },
+      history: {
+        ipAccounts: null,
+        generatedMailboxes: { recent: 30, sameHours: [12, 10, 11, 14, 10, 13, 12] },
+      },
+    },
+    fires: { gibberish_email: 20, gibberish_wave: 25 },
+  },
+  {
+    name: 'a wave does not count a mailbox that does not look generated',
+    input: {
+      email,
+      history: { ipAccounts: null, generatedMailboxes: { recent: 9, sameHours: [0, 0, 0, 0, 0, 0, 0] } },
+    },
+    fires: {},
+  },
   { name: 'ip velocity below tier', input: { history: { ipAccounts: 4 } }, fires: {} },
   { name: 'ip velocity medium at 5', input: { history: { ipAccounts: 5 } }, fires: { ip_velocity: 25 } },
   { name: 'ip velocity medium at 9', input: { history: { ipAccounts: 9 } }, fires: { ip_velocity: 25 } },
@@ -323,8 +397,38 @@ describe('score and verdict', () => {
       weight: 9,
       key: 'ipVelocityHigh',
     })
+    // The wave's weight and count threshold are the tenant's too.
+    const wave = effectiveConfig({ weights: { gibberishWave: 11 }, thresholds: { gibberishWave: 5 } })
+    const generated = (recent: number) =>
+      score(
+        input({
+          config: wave,
+          email: { ...email, looksGibberish: true },
+          history: { ipAccounts: null, generatedMailboxes: { recent, sameHours: [0, 0, 0, 0, 0, 0, 0] } },
+        }),
+      ).checks.find((c) => c.reason === 'gibberish_wave')
+    expect(generated(4)).toBeUndefined()
+    expect(generated(5)).toMatchObject({
+      weight: 11,
+      key: 'gibberishWave',
+      evidence: { recent: 5, quietest_day: 0, threshold: 5 },
+    })
     const zero = effectiveConfig({ weights: { datacenterIp: 0 }, thresholds: {} })
     expect(score(input({ config: zero, ip: { ...residential, isDatacenter: true } })).score).toBe(0)
+  })
+})
+
+describe('poissonTail', () => {
+  it('is the upper tail of a Poisson count, without underflow for large means', () => {
+    // P(X >= 3 | 1) = 1 - e^-1 (1 + 1 + 1/2)
+    expect(poissonTail(1, 3)).toBeCloseTo(1 - Math.exp(-1) * 2.5, 12)
+    expect(poissonTail(0, 1)).toBe(0)
+    expect(poissonTail(0, 0)).toBe(1)
+    expect(poissonTail(5, 4)).toBe(1)
+    const far = poissonTail(1000, 1200)
+    expect(far).toBeGreaterThan(0)
+    expect(far).toBeLessThan(1e-8)
+    expect(poissonTail(1000, 1100)).toBeGreaterThan(far)
   })
 })
 

@@ -1126,7 +1126,7 @@ export interface components {
          * @description a built-in reason code
          * @enum {string}
          */
-        ReasonCode: "privacy_relay" | "datacenter_ip" | "vpn_ip" | "proxy_ip" | "geo_mismatch" | "disposable_email" | "email_no_mx" | "email_relay" | "mailbox_reuse" | "account_takeover" | "gibberish_email" | "plus_addressing" | "headless_browser" | "device_inconsistent" | "emulated_environment" | "noise_injected" | "device_tampered" | "context_mismatch" | "engine_ua_mismatch" | "os_mismatch" | "antidetect_browser" | "timezone_mismatch" | "known_spoof_signature" | "forged_beacon" | "app_tampered" | "rooted_device" | "sideloaded_app" | "mock_location" | "debug_environment" | "auto_time_off" | "vpn_active" | "ip_velocity" | "device_reuse" | "device_velocity" | "vpn_drop" | "ip_cloaking" | "device_ip_hopping" | "abuse_ip" | "abusive_asn" | "seen_in_fraud_network" | "blocklisted_user" | "blocklisted_email" | "blocklisted_phone" | "blocklisted_device" | "blocklisted_ip" | "allowlisted_user" | "allowlisted_email" | "allowlisted_phone" | "allowlisted_device" | "allowlisted_ip";
+        ReasonCode: "privacy_relay" | "datacenter_ip" | "vpn_ip" | "proxy_ip" | "geo_mismatch" | "disposable_email" | "email_no_mx" | "email_relay" | "mailbox_reuse" | "account_takeover" | "gibberish_wave" | "gibberish_email" | "plus_addressing" | "headless_browser" | "device_inconsistent" | "emulated_environment" | "noise_injected" | "device_tampered" | "context_mismatch" | "engine_ua_mismatch" | "os_mismatch" | "antidetect_browser" | "timezone_mismatch" | "known_spoof_signature" | "forged_beacon" | "app_tampered" | "rooted_device" | "sideloaded_app" | "mock_location" | "debug_environment" | "auto_time_off" | "vpn_active" | "ip_velocity" | "device_reuse" | "device_velocity" | "vpn_drop" | "ip_cloaking" | "device_ip_hopping" | "abuse_ip" | "abusive_asn" | "seen_in_fraud_network" | "blocklisted_user" | "blocklisted_email" | "blocklisted_phone" | "blocklisted_device" | "blocklisted_ip" | "allowlisted_user" | "allowlisted_email" | "allowlisted_phone" | "allowlisted_device" | "allowlisted_ip";
         /**
          * RecordedCheck
          * @description A check that fired, as recorded when the event was scored
@@ -1919,6 +1919,8 @@ export interface operations {
                         fraudNetworkTwo?: number | null;
                         /** @description 0-100; null removes your override */
                         fraudNetworkMore?: number | null;
+                        /** @description 0-100; null removes your override */
+                        gibberishWave?: number | null;
                     };
                     thresholds?: {
                         /** @description 0-100; null removes your override */
@@ -1937,6 +1939,8 @@ export interface operations {
                         deviceVelocity?: number | null;
                         /** @description 0-100; null removes your override */
                         mailboxReuseHigh?: number | null;
+                        /** @description 0-100; null removes your override */
+                        gibberishWave?: number | null;
                     };
                     /** @description the tenant's whole rule list, replacing the stored one */
                     rules?: {
@@ -2319,6 +2323,8 @@ export interface operations {
                         fraudNetworkTwo?: number | null;
                         /** @description 0-100; null removes your override */
                         fraudNetworkMore?: number | null;
+                        /** @description 0-100; null removes your override */
+                        gibberishWave?: number | null;
                     };
                     thresholds?: {
                         /** @description 0-100; null removes your override */
@@ -2337,6 +2343,8 @@ export interface operations {
                         deviceVelocity?: number | null;
                         /** @description 0-100; null removes your override */
                         mailboxReuseHigh?: number | null;
+                        /** @description 0-100; null removes your override */
+                        gibberishWave?: number | null;
                     };
                     /** @description a proposed rule list, replacing the current one */
                     rules?: {

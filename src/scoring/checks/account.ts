@@ -5,6 +5,14 @@ import { fire } from './fire.js'
 export const ESTABLISHED_EVENTS = 2
 export const ESTABLISHED_AGE_MS = 86_400_000
 
+/** `gibberish_wave` compares the last WAVE_HOURS clock hours with the same hours of WAVE_DAYS days before. */
+export const WAVE_HOURS = 6
+export const WAVE_DAYS = 7
+/** A wave is at least this many times the quietest of those days... */
+export const WAVE_OVER_QUIET = 3
+/** ...and a count that day's level would reach by chance less often than this (Poisson). */
+export const WAVE_CHANCE = 1e-4
+
 /**
  * Account-level signals (docs/scoring.md): several accounts on one canonical mailbox (aliases of one
  * inbox, the promo-abuse pattern), and an established account used from a device and a country it has
@@ -45,5 +53,47 @@ export const accountRisk: CheckFamily = (input) => {
       }),
     )
   }
+  const wave = generatedMailboxWave(input)
+  if (wave) out.push(wave)
   return out
+}
+
+/**
+ * A sign-up with a machine-generated mailbox while such mailboxes arrive in a wave: at least the
+ * threshold in the last WAVE_HOURS hours, this one included, and far above the tenant's own level at
+ * those hours: WAVE_OVER_QUIET times the quietest of the WAVE_DAYS days before, and a count that level
+ * would reach by chance (Poisson) less than WAVE_CHANCE of the time. The quietest day, not the average,
+ * so that earlier campaigns do not raise the bar for the next one; the same clock hours, so that a busy
+ * afternoon is compared with afternoons. One generated-looking name is often a real one
+ * (`gibberish_email` alone stays below review); many at once, above the tenant's own steady rate, is
+ * a campaign.
+ */
+function generatedMailboxWave(input: Parameters<CheckFamily>[0]): Check | null {
+  const g = input.history.generatedMailboxes ?? null
+  if (g === null || input.email?.looksGibberish !== true) return null
+  const threshold = input.config.thresholds.gibberishWave
+  const quiet = g.sameHours.length > 0 ? Math.min(...g.sameHours) : 0
+  if (g.recent < threshold || g.recent < WAVE_OVER_QUIET * quiet) return null
+  if (poissonTail(quiet, g.recent) >= WAVE_CHANCE) return null
+  return fire('gibberish_wave', {
+    key: 'gibberishWave',
+    weight: input.config.weights.gibberishWave,
+    message: `${g.recent} events with machine-generated mailboxes in the last ${WAVE_HOURS} hours, far above this tenant's level at these hours on the days before.`,
+    evidence: { recent: g.recent, quietest_day: quiet, window_hours: WAVE_HOURS, threshold },
+  })
+}
+
+/** P(X >= k) for X ~ Poisson(mean), for k above the mean; summed from term k in log space (no underflow). */
+export function poissonTail(mean: number, k: number): number {
+  if (mean <= 0) return k > 0 ? 0 : 1
+  if (k <= mean) return 1
+  let logFactorial = 0
+  for (let i = 2; i <= k; i++) logFactorial += Math.log(i)
+  let term = Math.exp(-mean + k * Math.log(mean) - logFactorial)
+  let sum = 0
+  for (let i = k; term > sum * 1e-15 && i < k + 100_000; i++) {
+    sum += term
+    term *= mean / (i + 1)
+  }
+  return Math.min(1, sum)
 }

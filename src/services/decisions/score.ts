@@ -1,15 +1,16 @@
 import type { ExplanationInput } from '../../ai/index.js'
 import type { TenantContext } from '../../context.js'
 import type { ScoreResponse } from '../../schemas/score.js'
+import { WAVE_DAYS, WAVE_HOURS } from '../../scoring/checks/account.js'
 import { VELOCITY_WINDOW_MS } from '../../scoring/checks/velocity.js'
 import { score } from '../../scoring/engine.js'
 import { templateExplanation } from '../../scoring/explain.js'
 import { OUTSIDE_SIGNAL_CODES } from '../../scoring/reasons.js'
 import { RULES_VERSION, recordInput } from '../../scoring/recorded.js'
 import type { AttributeCounts } from '../../scoring/rules/facts.js'
-import type { AccountHistory, EngineInput, EngineResult } from '../../scoring/types.js'
+import type { AccountHistory, EngineInput, EngineResult, GeneratedMailboxes } from '../../scoring/types.js'
 import { none, together, type Work } from '../../store/engine/db.js'
-import type { GroupCounters } from '../../store/events/aggregates.js'
+import { type GroupCounters, HOUR_MS } from '../../store/events/aggregates.js'
 import type { GroupMeter } from '../../store/events/group-meter.js'
 import { type ScoredEvent, velocityKey } from '../../store/events/scored-event.js'
 import { mapLimit } from '../../util/pool.js'
@@ -70,6 +71,25 @@ function* accountHistory(
 }
 
 /**
+ * For a sign-up whose mailbox looks machine-generated, the tenant's recent events with such mailboxes
+ * (`gibberish_wave`, docs/scoring.md): the statistics' counts of `gibberish_email` in the current clock
+ * hour and the WAVE_HOURS - 1 before (plus this event), and in the same clock hours of each of the
+ * WAVE_DAYS days before. Null otherwise, so other events read nothing.
+ */
+function* generatedMailboxes(
+  ctx: TenantContext,
+  p: PreparedEvent,
+  now: number,
+): Work<GeneratedMailboxes | null> {
+  const a = p.attributes
+  if (p.email?.signals?.looksGibberish !== true || !ACCOUNT_CREATING.has(a.event.trim().toLowerCase()))
+    return null
+  const from = (Math.floor(now / HOUR_MS) - (WAVE_HOURS - 1)) * HOUR_MS
+  const c = yield* ctx.store.events.reasonHours(a.tenantId, 'gibberish_email', from, WAVE_HOURS, WAVE_DAYS)
+  return { recent: c.recent + 1, sameHours: c.sameHours }
+}
+
+/**
  * Reads the history this event needs, runs the pure engine and records the event, all in the writer's
  * unit of work so the next event (of this batch or of a concurrent request) sees this one. `first` (the
  * request's idempotency claim and quota check) runs in the same batches as the reads: it reads and
@@ -88,7 +108,7 @@ function* scoreAndRecord(
   // The event's reads do not depend on each other: one batch (one statement on PostgreSQL).
   // A fingerprint linked at rung 1 or 2 also counts its accounts on the event's mailbox (device reuse).
   const linkedFingerprint = a.device && a.device.rung !== 3 ? a.deviceId : null
-  const [, ipAccounts, dev, mailbox, account] = yield* together(
+  const [, ipAccounts, dev, mailbox, account, generated] = yield* together(
     first,
     ipKey ? ctx.store.events.ipAccounts(a.tenantId, ipKey, now - VELOCITY_WINDOW_MS, a.userId) : none(null),
     deviceHistory(ctx, a, now),
@@ -96,6 +116,7 @@ function* scoreAndRecord(
       ? ctx.store.events.mailboxAccounts(a.tenantId, a.emailHash, a.userId, linkedFingerprint)
       : none(null),
     accountHistory(ctx, a, now),
+    generatedMailboxes(ctx, p, now),
   )
   const mailboxAccounts = mailbox?.accounts ?? null
   // Counted attributes (a tenant declares at most 5, a list counts each of its strings): their reads
@@ -121,6 +142,7 @@ function* scoreAndRecord(
       device: dev ? withMailboxAccounts(dev.history, mailbox?.onFingerprint ?? null) : null,
       mailboxAccounts,
       account,
+      ...(generated ? { generatedMailboxes: generated } : {}),
       ...(p.counted.length > 0 ? { attributes: counts } : {}),
     },
     network: p.network,

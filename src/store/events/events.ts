@@ -10,6 +10,7 @@ import {
   toEventRecord,
 } from './event-row.js'
 import { ACCOUNT_COUNT_CAP, countIpAccounts, recordIpAccount, trimIpAccounts } from './ip-accounts.js'
+import { reasonHours } from './reason-hours.js'
 import { type ScoredEvent, velocityKey } from './scored-event.js'
 
 /** Earlier events of an account read for takeover: enough to know its devices and countries. */
@@ -150,6 +151,17 @@ export class EventStore {
       deviceSeen: Number(r?.dev ?? 0) === 1,
       countrySeen: Number(r?.ctry ?? 0) === 1,
     }
+  }
+
+  /** Firings of `reason` on the tenant's events in recent hours and the same hours of earlier days (reason-hours.ts). */
+  *reasonHours(
+    tenantId: string,
+    reason: string,
+    fromMs: number,
+    hours: number,
+    days: number,
+  ): Work<{ recent: number; sameHours: number[] }> {
+    return yield* reasonHours(tenantId, reason, fromMs, hours, days)
   }
 
   /** Deletes up to `limit` IP → account pairs last seen before `beforeMs` (the velocity-trim job). */

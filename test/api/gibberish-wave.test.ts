@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
+
+// Mailbox names the gibberish model flags, and one it does not.
+const GENERATED = ['xkqzvbwp', 'qzxvkrtm', 'wpxkqzvb', 'vbwpxkqz', 'zvkqxbwr', 'rtmqzxvk']
+const HOUR = 3_600_000
+
+describe.each<Engine>(['sqlite', 'postgres'])('gibberish_wave (%s)', (engine) => {
+  let h: Harness
+  let t: TestTenant
+  afterEach(async () => {
+    await h.close()
+  })
+
+  const score = async (payload: Record<string, unknown>) => {
+    const res = await h.app.inject({ method: 'POST', url: '/v1/score', headers: t.headers, payload })
+    expect(res.statusCode, res.body).toBe(200)
+    const body = res.json() as {
+      checks: { reason: string; weight: number; evidence: Record<string, unknown> }[]
+    }
+    return Object.fromEntries(body.checks.map((c) => [c.reason, c]))
+  }
+  const signup = (i: number, local = GENERATED[i % GENERATED.length]) =>
+    score({ event: 'signup', user_id: `gen-${i}-${local}`, email: `${local}${i}@gmail.com` })
+
+  it('fires on the third generated-mailbox sign-up within six hours, never on logins or real names', async () => {
+    h = await build({ engine })
+    t = await h.tenant()
+    const first = await signup(0)
+    expect(first['gibberish_email']?.weight).toBe(20)
+    expect(first).not.toHaveProperty('gibberish_wave')
+    h.clock.advance(HOUR)
+    expect(await signup(1)).not.toHaveProperty('gibberish_wave')
+    h.clock.advance(HOUR)
+    const third = await signup(2)
+    expect(third['gibberish_wave']).toMatchObject({
+      weight: 25,
+      evidence: { recent: 3, quietest_day: 0, window_hours: 6, threshold: 3 },
+    })
+    // The same mailbox logging in is not a sign-up; a real name signing up is not generated.
+    expect(
+      await score({ event: 'login', user_id: 'gen-2-wpxkqzvb', email: 'wpxkqzvb2@gmail.com' }),
+    ).not.toHaveProperty('gibberish_wave')
+    const real = await signup(3, 'maria.garcia')
+    expect(real).not.toHaveProperty('gibberish_email')
+    expect(real).not.toHaveProperty('gibberish_wave')
+    // Seven hours later the first hours have left the window: the wave starts again from the recent ones.
+    h.clock.advance(7 * HOUR)
+    expect(await signup(4)).not.toHaveProperty('gibberish_wave')
+  })
+
+  it("needs a count far above the tenant's level at these hours on each of the seven days before", async () => {
+    h = await build({ engine })
+    t = await h.tenant()
+    // Two events with generated-looking mailboxes at this hour on each of the last seven days: a level
+    // of 2, which reaches 9 by chance 0.02 % of the time and 10 only 0.005 %.
+    for (let day = 0; day < 7; day++) {
+      for (let i = 0; i < 2; i++) {
+        await score({
+          event: 'login',
+          user_id: `steady-${day}-${i}`,
+          email: `${GENERATED[i]}${day}@example.com`,
+        })
+      }
+      h.clock.advance(24 * HOUR)
+    }
+    const seen = []
+    for (let i = 0; i < 10; i++) seen.push((await signup(10 + i))['gibberish_wave']?.evidence ?? null)
+    expect(seen.slice(0, 9)).toEqual(Array(9).fill(null))
+    expect(seen[9]).toEqual({ recent: 10, quietest_day: 2, window_hours: 6, threshold: 3 })
+  })
+})
