@@ -2,14 +2,14 @@ import { q, type Work } from '../engine/db.js'
 import { HOUR_MS } from './aggregates.js'
 
 const DAY_MS = 24 * HOUR_MS
-const texts = new Map<string, string>()
+const texts = new Map<number, string>()
 
 /**
  * How often one reason fired on a tenant's events, from the hourly statistics (`event_rollup`): in the
  * `hours` whole clock hours from `fromMs` on, and in the same clock hours of each of the `days` days
- * before (yesterday first). One range of the rollup's key (tenant, hour), so the cost is the tenant's
- * rollup rows of those days, whatever its event volume. Events of the group being written are not in it
- * yet (the group's counters are written at its end).
+ * before (yesterday first). Each hour is read by its whole key, one probe per hour and verdict, so the
+ * cost does not depend on how many other reasons or events the tenant has. Events of the group being
+ * written are not in it yet (the group's counters are written at its end).
  */
 export function* reasonHours(
   tenantId: string,
@@ -18,25 +18,26 @@ export function* reasonHours(
   hours: number,
   days: number,
 ): Work<{ recent: number; sameHours: number[] }> {
-  const key = `${hours}:${days}`
-  let sql = texts.get(key)
+  const starts: number[] = []
+  for (let d = 0; d <= days; d++)
+    for (let h = 0; h < hours; h++) starts.push(fromMs - d * DAY_MS + h * HOUR_MS)
+  let sql = texts.get(starts.length)
   if (!sql) {
-    // Span d covers [from - d days, from - d days + hours): d = 0 is the recent one.
-    const spans = Array.from(
-      { length: days + 1 },
-      (_, d) => `SUM(CASE WHEN hour_ms >= ? AND hour_ms < ? THEN n ELSE 0 END) AS s${d}`,
-    )
-    sql = `SELECT ${spans.join(', ')} FROM event_rollup WHERE tenant_id = ? AND reason = ? AND hour_ms >= ?`
-    texts.set(key, sql)
+    sql = `SELECT hour_ms, SUM(n) AS n FROM event_rollup
+      WHERE tenant_id = ? AND hour_ms IN (${starts.map(() => '?').join(', ')})
+        AND verdict IN ('allow', 'review', 'block') AND reason = ? GROUP BY hour_ms`
+    texts.set(starts.length, sql)
   }
-  const params: number[] = []
-  for (let d = 0; d <= days; d++) params.push(fromMs - d * DAY_MS, fromMs - d * DAY_MS + hours * HOUR_MS)
-  const r = yield* q.get<Record<string, number | string | null>>(sql, [
-    ...params,
+  const rows = yield* q.all<{ hour_ms: number | string; n: number | string }>(sql, [
     tenantId,
+    ...starts,
     reason,
-    fromMs - days * DAY_MS,
   ])
-  const span = (d: number) => Number(r?.[`s${d}`] ?? 0)
-  return { recent: span(0), sameHours: Array.from({ length: days }, (_, i) => span(i + 1)) }
+  const spans = new Array<number>(days + 1).fill(0)
+  for (const r of rows) {
+    // Span d holds the hours [from - d days, from - d days + hours).
+    const d = Math.ceil((fromMs - Number(r.hour_ms)) / DAY_MS)
+    if (d >= 0 && d <= days) spans[d]! += Number(r.n)
+  }
+  return { recent: spans[0]!, sameHours: spans.slice(1) }
 }
