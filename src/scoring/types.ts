@@ -126,13 +126,15 @@ export interface HistorySignals {
 }
 
 /**
- * `gibberish_email` firings on the tenant's events, from the hourly statistics: in the current clock hour
- * and the five before (`recent`, this event included), and in the same six clock hours of each of the
- * seven days before (`sameHours`, yesterday first).
+ * `gibberish_email` firings on the tenant's events and all its events, from the hourly statistics: in the
+ * current clock hour and the five before (`recent`, `recentEvents`, this event included), and in the same
+ * six clock hours of each of the seven days before (`sameHours`, `sameHoursEvents`, yesterday first).
  */
 export interface GeneratedMailboxes {
   recent: number
+  recentEvents: number
   sameHours: number[]
+  sameHoursEvents: number[]
 }
 
 /** What an account's earlier events say about this one (docs/scoring.md, account takeover). */

@@ -35,7 +35,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('gibberish_wave (%s)', (engine) =>
     const third = await signup(2)
     expect(third['gibberish_wave']).toMatchObject({
       weight: 25,
-      evidence: { recent: 3, quietest_day: 0, window_hours: 6, threshold: 3 },
+      evidence: { recent: 3, expected: 0, window_hours: 6, threshold: 3 },
     })
     // The same mailbox logging in is not a sign-up; a real name signing up is not generated.
     expect(
@@ -49,24 +49,39 @@ describe.each<Engine>(['sqlite', 'postgres'])('gibberish_wave (%s)', (engine) =>
     expect(await signup(4)).not.toHaveProperty('gibberish_wave')
   })
 
-  it("needs a count far above the tenant's level at these hours on each of the seven days before", async () => {
+  it("needs a count far above the tenant's own share of such mailboxes at these hours on the days before", async () => {
     h = await build({ engine })
     t = await h.tenant()
-    // Two events with generated-looking mailboxes at this hour on each of the last seven days: a level
-    // of 2, which reaches 9 by chance 0.02 % of the time and 10 only 0.005 %.
+    // At this hour on each of the last seven days: 20 events, 2 of them with generated-looking mailboxes.
     for (let day = 0; day < 7; day++) {
-      for (let i = 0; i < 2; i++) {
-        await score({
-          event: 'login',
-          user_id: `steady-${day}-${i}`,
-          email: `${GENERATED[i]}${day}@example.com`,
-        })
+      for (let i = 0; i < 20; i++) {
+        const local = i < 2 ? `${GENERATED[i]}${day}` : `ann.lee${day}${i}`
+        await score({ event: 'login', user_id: `steady-${day}-${i}`, email: `${local}@example.com` })
       }
       h.clock.advance(24 * HOUR)
     }
+    // Now only generated sign-ups: k of them are expected to hold 0.1 k such mailboxes by that share; 5
+    // happen by chance 0.02 % of the time (k = 5), 6 only 0.003 %.
     const seen = []
-    for (let i = 0; i < 10; i++) seen.push((await signup(10 + i))['gibberish_wave']?.evidence ?? null)
-    expect(seen.slice(0, 9)).toEqual(Array(9).fill(null))
-    expect(seen[9]).toEqual({ recent: 10, quietest_day: 2, window_hours: 6, threshold: 3 })
+    for (let i = 0; i < 6; i++) seen.push((await signup(10 + i))['gibberish_wave']?.evidence ?? null)
+    expect(seen.slice(0, 5)).toEqual(Array(5).fill(null))
+    expect(seen[5]).toEqual({ recent: 6, expected: 0.6, window_hours: 6, threshold: 3 })
+  })
+
+  it('a tenant with ordinary traffic at these hours is compared with it, not with nothing', async () => {
+    h = await build({ engine })
+    t = await h.tenant()
+    // Yesterday at this hour: ten events, one with a generated-looking mailbox (10 %).
+    for (let i = 0; i < 10; i++) {
+      const local = i === 0 ? GENERATED[0] : `noah.kim${i}`
+      await score({ event: 'login', user_id: `y-${i}`, email: `${local}@example.com` })
+    }
+    h.clock.advance(24 * HOUR)
+    // Today 40 ordinary events, then generated sign-ups: 3 of 43 events is 0.7 times the expected 4.3.
+    for (let i = 0; i < 40; i++)
+      await score({ event: 'login', user_id: `o-${i}`, email: `ann.lee${i}@example.com` })
+    const seen = []
+    for (let i = 0; i < 3; i++) seen.push((await signup(20 + i))['gibberish_wave'] ?? null)
+    expect(seen).toEqual([null, null, null])
   })
 })

@@ -260,7 +260,15 @@ const ROWS: Row[] = [
     name: 'generated mailbox in a wave: 3 in 6 hours, none at these hours on the days before',
     input: {
       email: { ...email, looksGibberish: true },
-      history: { ipAccounts: null, generatedMailboxes: { recent: 3, sameHours: [0, 0, 0, 0, 0, 0, 0] } },
+      history: {
+        ipAccounts: null,
+        generatedMailboxes: {
+          recent: 3,
+          recentEvents: 100,
+          sameHours: [0, 0, 0, 0, 0, 0, 0],
+          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
+        },
+      },
     },
     fires: { gibberish_email: 20, gibberish_wave: 25 },
   },
@@ -268,64 +276,147 @@ const ROWS: Row[] = [
     name: 'generated mailbox, 2 in 6 hours: below the wave threshold',
     input: {
       email: { ...email, looksGibberish: true },
-      history: { ipAccounts: null, generatedMailboxes: { recent: 2, sameHours: [0, 0, 0, 0, 0, 0, 0] } },
+      history: {
+        ipAccounts: null,
+        generatedMailboxes: {
+          recent: 2,
+          recentEvents: 100,
+          sameHours: [0, 0, 0, 0, 0, 0, 0],
+          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
+        },
+      },
     },
     fires: { gibberish_email: 20 },
   },
   {
-    // One busy day before (an earlier campaign) does not raise the bar: the quietest day is the level.
+    // One busy day before (an earlier campaign) does not raise the bar: the quietest day sets it.
     name: 'generated mailbox wave after an earlier campaign',
     input: {
       email: { ...email, looksGibberish: true },
-      history: { ipAccounts: null, generatedMailboxes: { recent: 3, sameHours: [40, 0, 5, 0, 0, 0, 0] } },
+      history: {
+        ipAccounts: null,
+        generatedMailboxes: {
+          recent: 3,
+          recentEvents: 100,
+          sameHours: [40, 0, 5, 0, 0, 0, 0],
+          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
+        },
+      },
     },
     fires: { gibberish_email: 20, gibberish_wave: 25 },
   },
   {
-    // A level of 1 at these hours: 6 happen by chance 0.06 % of the time, 7 only 0.008 %.
-    name: 'generated mailboxes at 6 over a level of 1: possible by chance',
-    input: {
-      email: { ...email, looksGibberish: true },
-      history: { ipAccounts: null, generatedMailboxes: { recent: 6, sameHours: [1, 2, 1, 3, 1, 1, 2] } },
-    },
-    fires: { gibberish_email: 20 },
-  },
-  {
-    name: 'generated mailboxes at 7 over a level of 1: a wave',
-    input: {
-      email: { ...email, looksGibberish: true },
-      history: { ipAccounts: null, generatedMailboxes: { recent: 7, sameHours: [1, 2, 1, 3, 1, 1, 2] } },
-    },
-    fires: { gibberish_email: 20, gibberish_wave: 25 },
-  },
-  {
-    // A steady 10 at these hours: a wave needs 3 times it (30); 29 is still improbable but not enough.
-    name: 'generated mailboxes below 3 times the quietest day',
+    // 1 % of the events on the quietest day: 1 expected of 100; 6 happen by chance 0.06 % of the time, 7 only 0.008 %.
+    name: 'generated mailboxes at 6 where 1 is expected: possible by chance',
     input: {
       email: { ...email, looksGibberish: true },
       history: {
         ipAccounts: null,
-        generatedMailboxes: { recent: 29, sameHours: [12, 10, 11, 14, 10, 13, 12] },
+        generatedMailboxes: {
+          recent: 6,
+          recentEvents: 100,
+          sameHours: [1, 2, 1, 3, 1, 1, 2],
+          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
+        },
       },
     },
     fires: { gibberish_email: 20 },
   },
   {
-    name: 'generated mailboxes at 3 times the quietest day',
+    name: 'generated mailboxes at 7 where 1 is expected: a wave',
     input: {
       email: { ...email, looksGibberish: true },
       history: {
         ipAccounts: null,
-        generatedMailboxes: { recent: 30, sameHours: [12, 10, 11, 14, 10, 13, 12] },
+        generatedMailboxes: {
+          recent: 7,
+          recentEvents: 100,
+          sameHours: [1, 2, 1, 3, 1, 1, 2],
+          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
+        },
       },
     },
     fires: { gibberish_email: 20, gibberish_wave: 25 },
+  },
+  {
+    // 10 % on the quietest day: 10 expected of 100, so a wave needs 30; 29 is improbable but not enough.
+    name: 'generated mailboxes below 3 times the expected count',
+    input: {
+      email: { ...email, looksGibberish: true },
+      history: {
+        ipAccounts: null,
+        generatedMailboxes: {
+          recent: 29,
+          recentEvents: 100,
+          sameHours: [12, 10, 11, 14, 10, 13, 12],
+          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
+        },
+      },
+    },
+    fires: { gibberish_email: 20 },
+  },
+  {
+    name: 'generated mailboxes at 3 times the expected count',
+    input: {
+      email: { ...email, looksGibberish: true },
+      history: {
+        ipAccounts: null,
+        generatedMailboxes: {
+          recent: 30,
+          recentEvents: 100,
+          sameHours: [12, 10, 11, 14, 10, 13, 12],
+          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
+        },
+      },
+    },
+    fires: { gibberish_email: 20, gibberish_wave: 25 },
+  },
+  {
+    name: 'a busier day is not a wave: the expected count grows with the events',
+    input: {
+      email: { ...email, looksGibberish: true },
+      history: {
+        ipAccounts: null,
+        generatedMailboxes: {
+          recent: 30,
+          recentEvents: 300,
+          sameHours: [12, 10, 11, 14, 10, 13, 12],
+          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
+        },
+      },
+    },
+    fires: { gibberish_email: 20 },
+  },
+  {
+    // A tenant six days old: only the day it had events sets the share (10 %).
+    name: 'days without any event are not quiet days',
+    input: {
+      email: { ...email, looksGibberish: true },
+      history: {
+        ipAccounts: null,
+        generatedMailboxes: {
+          recent: 12,
+          recentEvents: 100,
+          sameHours: [0, 0, 0, 0, 0, 0, 10],
+          sameHoursEvents: [0, 0, 0, 0, 0, 0, 100],
+        },
+      },
+    },
+    fires: { gibberish_email: 20 },
   },
   {
     name: 'a wave does not count a mailbox that does not look generated',
     input: {
-      email,
-      history: { ipAccounts: null, generatedMailboxes: { recent: 9, sameHours: [0, 0, 0, 0, 0, 0, 0] } },
+      email: email,
+      history: {
+        ipAccounts: null,
+        generatedMailboxes: {
+          recent: 9,
+          recentEvents: 100,
+          sameHours: [0, 0, 0, 0, 0, 0, 0],
+          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
+        },
+      },
     },
     fires: {},
   },
@@ -404,14 +495,22 @@ describe('score and verdict', () => {
         input({
           config: wave,
           email: { ...email, looksGibberish: true },
-          history: { ipAccounts: null, generatedMailboxes: { recent, sameHours: [0, 0, 0, 0, 0, 0, 0] } },
+          history: {
+            ipAccounts: null,
+            generatedMailboxes: {
+              recent,
+              recentEvents: 50,
+              sameHours: [0, 0, 0, 0, 0, 0, 0],
+              sameHoursEvents: [],
+            },
+          },
         }),
       ).checks.find((c) => c.reason === 'gibberish_wave')
     expect(generated(4)).toBeUndefined()
     expect(generated(5)).toMatchObject({
       weight: 11,
       key: 'gibberishWave',
-      evidence: { recent: 5, quietest_day: 0, threshold: 5 },
+      evidence: { recent: 5, expected: 0, threshold: 5 },
     })
     const zero = effectiveConfig({ weights: { datacenterIp: 0 }, thresholds: {} })
     expect(score(input({ config: zero, ip: { ...residential, isDatacenter: true } })).score).toBe(0)

@@ -8,9 +8,9 @@ export const ESTABLISHED_AGE_MS = 86_400_000
 /** `gibberish_wave` compares the last WAVE_HOURS clock hours with the same hours of WAVE_DAYS days before. */
 export const WAVE_HOURS = 6
 export const WAVE_DAYS = 7
-/** A wave is at least this many times the quietest of those days... */
+/** A wave is at least this many times what the tenant's quietest day would give... */
 export const WAVE_OVER_QUIET = 3
-/** ...and a count that day's level would reach by chance less often than this (Poisson). */
+/** ...and a count that level would reach by chance less often than this (Poisson). */
 export const WAVE_CHANCE = 1e-4
 
 /**
@@ -60,26 +60,38 @@ export const accountRisk: CheckFamily = (input) => {
 
 /**
  * A sign-up with a machine-generated mailbox while such mailboxes arrive in a wave: at least the
- * threshold in the last WAVE_HOURS hours, this one included, and far above the tenant's own level at
- * those hours: WAVE_OVER_QUIET times the quietest of the WAVE_DAYS days before, and a count that level
- * would reach by chance (Poisson) less than WAVE_CHANCE of the time. The quietest day, not the average,
- * so that earlier campaigns do not raise the bar for the next one; the same clock hours, so that a busy
- * afternoon is compared with afternoons. One generated-looking name is often a real one
- * (`gibberish_email` alone stays below review); many at once, above the tenant's own steady rate, is
- * a campaign.
+ * threshold in the last WAVE_HOURS hours, this one included, and far above what the tenant's own traffic
+ * gives: the expected count is the recent events times the share of them that fired `gibberish_email`
+ * on the quietest of the WAVE_DAYS days before at the same clock hours (days without any event do not
+ * count; with none, it is 0), and a wave is WAVE_OVER_QUIET times that and a count it would reach by
+ * chance (Poisson) less than WAVE_CHANCE of the time. A share, so that a busier day or a growing tenant
+ * is not a wave; the quietest day, not the average, so that earlier campaigns do not raise the bar for
+ * the next one; the same clock hours, so that afternoons are compared with afternoons. One
+ * generated-looking name is often a real one (`gibberish_email` alone stays below review); many at
+ * once, above the tenant's steady rate of such names, is a campaign.
  */
 function generatedMailboxWave(input: Parameters<CheckFamily>[0]): Check | null {
   const g = input.history.generatedMailboxes ?? null
   if (g === null || input.email?.looksGibberish !== true) return null
   const threshold = input.config.thresholds.gibberishWave
-  const quiet = g.sameHours.length > 0 ? Math.min(...g.sameHours) : 0
-  if (g.recent < threshold || g.recent < WAVE_OVER_QUIET * quiet) return null
-  if (poissonTail(quiet, g.recent) >= WAVE_CHANCE) return null
+  let share: number | null = null
+  g.sameHours.forEach((fired, i) => {
+    const events = g.sameHoursEvents[i] ?? 0
+    if (events > 0 && (share === null || fired / events < share)) share = fired / events
+  })
+  const expected = (share ?? 0) * g.recentEvents
+  if (g.recent < threshold || g.recent < WAVE_OVER_QUIET * expected) return null
+  if (poissonTail(expected, g.recent) >= WAVE_CHANCE) return null
   return fire('gibberish_wave', {
     key: 'gibberishWave',
     weight: input.config.weights.gibberishWave,
-    message: `${g.recent} events with machine-generated mailboxes in the last ${WAVE_HOURS} hours, far above this tenant's level at these hours on the days before.`,
-    evidence: { recent: g.recent, quietest_day: quiet, window_hours: WAVE_HOURS, threshold },
+    message: `${g.recent} events with machine-generated mailboxes in the last ${WAVE_HOURS} hours, far above this tenant's usual share of them.`,
+    evidence: {
+      recent: g.recent,
+      expected: Math.round(expected * 10) / 10,
+      window_hours: WAVE_HOURS,
+      threshold,
+    },
   })
 }
 

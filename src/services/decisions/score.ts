@@ -72,9 +72,9 @@ function* accountHistory(
 
 /**
  * For a sign-up whose mailbox looks machine-generated, the tenant's recent events with such mailboxes
- * (`gibberish_wave`, docs/scoring.md): the statistics' counts of `gibberish_email` in the current clock
- * hour and the WAVE_HOURS - 1 before (plus this event), and in the same clock hours of each of the
- * WAVE_DAYS days before. Null otherwise, so other events read nothing.
+ * (`gibberish_wave`, docs/scoring.md): the statistics' counts of `gibberish_email` and of all events in
+ * the current clock hour and the WAVE_HOURS - 1 before (plus this event), and in the same clock hours of
+ * each of the WAVE_DAYS days before. Null otherwise, so other events read nothing.
  */
 function* generatedMailboxes(
   ctx: TenantContext,
@@ -86,7 +86,12 @@ function* generatedMailboxes(
     return null
   const from = (Math.floor(now / HOUR_MS) - (WAVE_HOURS - 1)) * HOUR_MS
   const c = yield* ctx.store.events.reasonHours(a.tenantId, 'gibberish_email', from, WAVE_HOURS, WAVE_DAYS)
-  return { recent: c.recent + 1, sameHours: c.sameHours }
+  return {
+    recent: c.recent.fired + 1,
+    recentEvents: c.recent.events + 1,
+    sameHours: c.sameHours.map((h) => h.fired),
+    sameHoursEvents: c.sameHours.map((h) => h.events),
+  }
 }
 
 /**

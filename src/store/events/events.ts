@@ -10,7 +10,7 @@ import {
   toEventRecord,
 } from './event-row.js'
 import { ACCOUNT_COUNT_CAP, countIpAccounts, recordIpAccount, trimIpAccounts } from './ip-accounts.js'
-import { reasonHours } from './reason-hours.js'
+import { type ReasonSpan, reasonHours } from './reason-hours.js'
 import { type ScoredEvent, velocityKey } from './scored-event.js'
 
 /** Earlier events of an account read for takeover: enough to know its devices and countries. */
@@ -160,7 +160,7 @@ export class EventStore {
     fromMs: number,
     hours: number,
     days: number,
-  ): Work<{ recent: number; sameHours: number[] }> {
+  ): Work<{ recent: ReasonSpan; sameHours: ReasonSpan[] }> {
     return yield* reasonHours(tenantId, reason, fromMs, hours, days)
   }
 
