@@ -175,7 +175,7 @@ export async function prepareEvent(
           },
           now,
         ),
-        bindBeacon(ctx, { deviceId, ip: rawIp, visitId }, now),
+        bindBeacon(ctx, { deviceId, ip: ip?.parsed ?? null, ipHash: ip?.hash ?? null, visitId }, now),
         beaconSession(ctx, { deviceId, visitId }, now - TIMELINE_WINDOW_MS),
       ),
     ),
