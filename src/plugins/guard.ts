@@ -1,7 +1,7 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppServices } from '../context.js'
 import { ApiError } from '../errors.js'
-import { authenticate, extractApiKey } from '../services/access/auth.js'
+import { authenticate, extractApiKey, hashApiKey } from '../services/access/auth.js'
 import { CSRF_HEADER, sessionAuth, sessionCookie } from '../services/console/console-auth.js'
 import { clientBucket, type LimitResult } from '../services/runtime/rate-limiter.js'
 
@@ -97,13 +97,15 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
     // Refused before any key lookup: guessing keys costs the guesser, not the database.
     if (raw !== undefined || needsKey) refuseThrottled(request, raw, now, 'key')
     if (raw !== undefined) {
-      request.auth = await authenticate(deps.store, raw, now)
+      // Hashed once for the lookup and the throttle's memory of keys that authenticated.
+      const keyHash = hashApiKey(raw)
+      request.auth = await authenticate(deps.store, raw, now, keyHash)
       if (!request.auth) {
-        deps.throttle.forget(raw)
+        deps.throttle.forget(keyHash)
         deps.throttle.failed(request.ip, now)
       } else if (request.auth.publishable === (mode === 'publishable')) {
         // Only a secret key earns a pass past the bound: a publishable key is public, it proves nothing.
-        if (!request.auth.publishable) deps.throttle.succeeded(raw)
+        if (!request.auth.publishable) deps.throttle.succeeded(keyHash)
       } else deps.throttle.failed(request.ip, now)
     }
     if (request.auth && request.auth.publishable !== (mode === 'publishable')) {
@@ -142,12 +144,13 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
   async function optionalSecretKey({ request, raw, now }: Attempt): Promise<void> {
     if (raw === undefined) return
     refuseThrottled(request, raw, now, 'key')
-    const auth = await authenticate(deps.store, raw)
+    const keyHash = hashApiKey(raw)
+    const auth = await authenticate(deps.store, raw, undefined, keyHash)
     if (auth && !auth.publishable) {
-      deps.throttle.succeeded(raw)
+      deps.throttle.succeeded(keyHash)
       request.auth = auth
     } else {
-      if (!auth) deps.throttle.forget(raw)
+      if (!auth) deps.throttle.forget(keyHash)
       deps.throttle.failed(request.ip, now)
     }
   }

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { EntityKind } from './entities.js'
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
@@ -15,8 +15,9 @@ export function randomToken(length: number): string {
   return out
 }
 
+/** One-shot (crypto.hash): no Hash object per call, which createHash costs on every request's key. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex')
+  return hash('sha256', value, 'hex')
 }
 
 /** Constant-time string comparison (length is not secret here: both sides are fixed-size hashes). */

@@ -54,6 +54,8 @@ describe.each<Engine>(['sqlite', 'postgres'])('caches on %s, writes of this proc
     const before = await score(t, EVENT)
     expect(before.score).toBeGreaterThan(0)
     expect(before.reasons).not.toContain('blocklisted_user')
+    // A second score reuses the engine config built from the cached copy (score-inputs.ts engineConfig).
+    expect((await score(t, EVENT)).verdict).toBe(before.verdict)
     const put = await h.app.inject({
       method: 'PUT',
       url: '/v1/config',

@@ -1,5 +1,5 @@
 import { providerRule, splitSubdomainAddress } from './provider-rules.js'
-import { parseEmail } from './syntax.js'
+import { type ParsedEmail, parseEmail } from './syntax.js'
 
 /**
  * Ways an address re-spells a mailbox. Any sub-address tag counts as `plus_tag`, whatever its separator
@@ -33,7 +33,11 @@ const TRICK_ORDER: readonly AliasTrick[] = ['plus_tag', 'dot_trick', 'domain_ali
  */
 export function canonicalizeEmail(raw: string): CanonicalEmail | null {
   const parsed = parseEmail(raw)
-  if (!parsed.ok) return null
+  return parsed.ok ? canonicalOf(parsed) : null
+}
+
+/** The canonical form of an address parseEmail accepted (analysis parses once and canonicalises that). */
+export function canonicalOf(parsed: Extract<ParsedEmail, { ok: true }>): CanonicalEmail {
   const tricks = new Set<AliasTrick>()
   let local = parsed.local.normalize('NFC').toLowerCase()
   let domain = parsed.domain

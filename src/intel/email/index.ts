@@ -1,4 +1,4 @@
-import { type AliasTrick, canonicalizeEmail } from './canonical.js'
+import { type AliasTrick, canonicalOf } from './canonical.js'
 import { type CatchAllOptions, CatchAllProber, type CatchAllResult } from './catch-all.js'
 import { type DisposableDomains, type DisposableListInfo, getDisposableDomains } from './disposable.js'
 import { freeProviderCount, isFreeProvider } from './free-providers.js'
@@ -101,7 +101,7 @@ export class EmailIntel implements EmailIntelligence {
 
   analyze(raw: string): EmailAnalysis {
     const parsed = parseEmail(raw)
-    const canonical = parsed.ok ? canonicalizeEmail(raw) : null
+    const canonical = parsed.ok ? canonicalOf(parsed) : null
     const domain = parsed.domain
     // A relay is never also disposable, though some disposable lists carry relay domains.
     const relay = domain ? emailRelayOf(domain) : null

@@ -4,7 +4,7 @@ import { type LoadedFeeds, loadFeeds } from '../feeds/load.js'
 import { AsnTable } from './asn.js'
 import { classifyDatacenter } from './datacenter.js'
 import { GeoDb } from './geo.js'
-import { type IpVersion, parseIp } from './normalize.js'
+import { type IpVersion, type ParsedIp, parseIp } from './normalize.js'
 import { RELAY_EGRESS, RELAY_EGRESS_DATE, RELAY_EGRESS_SET } from './relay-egress.js'
 import { VPN_OPERATOR_NETWORKS, vpnOperatorOf } from './vpn-operators.js'
 
@@ -57,6 +57,8 @@ export interface IntelSource {
 export interface IpIntel {
   /** Synchronous; null when `raw` is not an IP address. */
   lookup(raw: string): IpIntelResult | null
+  /** The same for an address already parsed (`parseIp`): the scoring path parses it once. */
+  lookupParsed(ip: ParsedIp): IpIntelResult
   /** Data sources with their dates, sizes, licences and load state (health endpoint, `feeds status`). */
   sources(): IntelSource[]
   /** Re-reads the stored feeds; the packaged ASN and geo data stay as loaded. */
@@ -102,7 +104,10 @@ class LocalIpIntel implements IpIntel {
 
   lookup(raw: string): IpIntelResult | null {
     const ip = parseIp(raw)
-    if (!ip) return null
+    return ip ? this.lookupParsed(ip) : null
+  }
+
+  lookupParsed(ip: ParsedIp): IpIntelResult {
     const f = this.feeds
     const as = this.asn.lookup(ip)
     const asn = as?.asn ?? null

@@ -31,15 +31,15 @@ export class AuthThrottle {
     this.failures.hit(clientBucket(ip), this.limit, nowMs)
   }
 
-  succeeded(rawKey: string): void {
-    const h = hashApiKey(rawKey)
-    this.known.delete(h)
-    this.known.set(h, true)
+  /** `keyHash`: hashApiKey of the key, which the guard computed once for the whole request. */
+  succeeded(keyHash: string): void {
+    this.known.delete(keyHash)
+    this.known.set(keyHash, true)
     if (this.known.size > KNOWN_KEYS_MAX) this.known.delete(this.known.keys().next().value as string)
   }
 
   /** A remembered key that no longer authenticates (revoked, rotated) is forgotten. */
-  forget(rawKey: string): void {
-    this.known.delete(hashApiKey(rawKey))
+  forget(keyHash: string): void {
+    this.known.delete(keyHash)
   }
 }

@@ -31,13 +31,15 @@ function noteUse(store: Store, keyId: string, now: number): void {
   store.tenants.touchKey(keyId, now).catch(() => {})
 }
 
+/** `hash` is `hashApiKey(rawKey)` when the caller has it already (the guard hashes each key once). */
 export async function authenticate(
   store: Store,
   rawKey: string,
   now: number = Date.now(),
+  hash?: string,
 ): Promise<AuthContext | null> {
   if (rawKey.length < 8 || rawKey.length > 200) return null
-  const hash = hashApiKey(rawKey)
+  hash ??= hashApiKey(rawKey)
   const found = await store.tenants.findByKeyHash(hash)
   // The index lookup already matched; the constant-time comparison guards against any
   // collation or trailing-space surprises in the storage engine.

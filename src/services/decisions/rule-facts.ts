@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash as hashOnce } from 'node:crypto'
 import type { AttributeValue, RuleFacts } from '../../scoring/rules/facts.js'
 import type { AttributeSpecs } from '../../scoring/rules/types.js'
 import type { DeviceResolution } from '../devices/device.js'
@@ -16,7 +16,7 @@ interface EventFields {
 const text = (s: string | undefined) => (s === undefined || s.trim() === '' ? null : s.trim())
 
 /** A short stable hash: which rollout bucket a subject falls in, without recording the id itself. */
-const subjectKey = (s: string) => createHash('sha256').update(s).digest('base64url').slice(0, 16)
+const subjectKey = (s: string) => hashOnce('sha256', s, 'base64url').slice(0, 16)
 
 /** One counted attribute value of an event: its key and the keyed hash counts are kept under. */
 export interface CountedValue {

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../context.js'
 import type { EmailAnalysis } from '../../intel/email/index.js'
 import type { IpIntelResult } from '../../intel/ip/index.js'
-import { block64, parseIp } from '../../intel/ip/normalize.js'
+import { block64, type ParsedIp, parseIp } from '../../intel/ip/normalize.js'
 import { feedWarnings } from '../../scoring/identifiers/ip.js'
 import type { EmailSignals, IpSignals } from '../../scoring/types.js'
 import type { ListKey, RangeKeys } from '../../store/rules/lists.js'
@@ -24,6 +24,8 @@ export interface IdentifierInput<S> {
 }
 
 export interface IpInput extends IdentifierInput<IpSignals> {
+  /** The address parsed once, for whatever else of the event reads it (the beacon binding); null when unusable. */
+  parsed: ParsedIp | null
   /** The reference-data lookup (network, geolocation, feeds). */
   lookup: IpIntelResult | null
   /** IPv6: the keyed hash of its /64, which velocity counts under (a rotating address stays one block). */
@@ -81,9 +83,9 @@ function ipSignals(ip: IpIntelResult): IpSignals {
 /** Reference lookup (in memory); an unparseable address skips the IP checks with a warning. */
 export function ipInput(ctx: RequestContext, raw: string): IpInput {
   const parsed = parseIp(raw)
-  const lookup = parsed ? ctx.intel.ip.lookup(parsed.ip) : null
-  if (!parsed || !lookup)
+  if (!parsed)
     return {
+      parsed: null,
       lookup: null,
       hash: null,
       blockHash: null,
@@ -92,10 +94,12 @@ export function ipInput(ctx: RequestContext, raw: string): IpInput {
       rangeKeys: null,
       warnings: IP_INVALID,
     }
+  const lookup = ctx.intel.ip.lookupParsed(parsed)
   const hash = ctx.hasher.entity('ip', parsed.ip)
   const block = block64(parsed)
   const warnings = feedWarnings(lookup)
   return {
+    parsed,
     lookup,
     hash,
     blockHash: block === null ? null : ctx.hasher.mac('ip-block', block).toString('hex'),

@@ -20,7 +20,7 @@ import {
 } from '../devices/device.js'
 import { beaconTls } from '../devices/ja4-signatures.js'
 import { attributeHash } from '../rules/attribute-hash.js'
-import { effectiveOf, scoringConfig } from '../rules/compile.js'
+import { effectiveOf, type LiteralHash, scoringConfig } from '../rules/compile.js'
 import { gatherNetwork } from './network-signals.js'
 import { type CountedValue, ruleFacts, tenantAttributes } from './rule-facts.js'
 import { type EmailInput, emailInput, type IpInput, ipInput, phoneInput } from './score-identifiers.js'
@@ -102,6 +102,21 @@ async function attributeMatches(
   return out
 }
 
+/**
+ * The engine's config of a stored config, built once per stored copy: the cached copy lives until a
+ * write drops it (store/engine/invalidation.ts), so its weights and thresholds were merged with the
+ * defaults again on every score. The built config is shared by every score of that copy: read only.
+ */
+const engineConfigs = new WeakMap<StoredConfig, { tenantId: string; config: ScoringConfig }>()
+
+function engineConfig(stored: StoredConfig, tenantId: string, hash: LiteralHash): ScoringConfig {
+  const known = engineConfigs.get(stored)
+  if (known !== undefined && known.tenantId === tenantId) return known.config
+  const config = scoringConfig(effectiveOf(stored.overrides as ConfigOverrides), hash)
+  engineConfigs.set(stored, { tenantId, config })
+  return config
+}
+
 /** Empty strings count as absent. */
 const present = (s: string | undefined): string | null =>
   s === undefined || s.trim() === '' ? null : s.trim()
@@ -175,7 +190,7 @@ export async function prepareEvent(
           },
           now,
         ),
-        bindBeacon(ctx, { deviceId, ip: rawIp, visitId }, now),
+        bindBeacon(ctx, { deviceId, ip: ip?.parsed ?? null, ipHash: ip?.hash ?? null, visitId }, now),
         beaconSession(ctx, { deviceId, visitId }, now - TIMELINE_WINDOW_MS),
       ),
     ),
@@ -195,7 +210,7 @@ export async function prepareEvent(
       ...listMatches(matches),
       ...(await attributeMatches(ctx, declared.attributes, stored.overrides.attributes, now)),
     ],
-    config: scoringConfig(effectiveOf(stored.overrides as ConfigOverrides), hash),
+    config: engineConfig(stored, ctx.tenant.id, hash),
     configVersion: stored.version,
     device,
     beacon,

@@ -70,7 +70,7 @@ export async function recordBeacon(
   }
   const ip = parseIp(req.ip)
   // Classed like a scored event's IP, so the beacon is a point on the device's timeline.
-  const connection = connectionClass(ip ? ctx.intel.ip.lookup(ip.ip) : null)
+  const connection = connectionClass(ip ? ctx.intel.ip.lookupParsed(ip) : null)
   const agent = parseUserAgent(req.userAgent)
   const visitId = `vis_${randomToken(16)}`
   // A beacon is a write anybody holding the public key can make: metered like a scored event.
@@ -115,12 +115,18 @@ function networkHash(ctx: TenantContext, ip: ParsedIp): string {
  */
 export function* bindBeacon(
   ctx: TenantContext,
-  score: { deviceId: string | null; ip: string | null; visitId: string | null },
+  score: {
+    deviceId: string | null
+    /** The score's address as ipInput parsed it and its keyed hash (both null without a usable IP). */
+    ip: ParsedIp | null
+    ipHash: string | null
+    visitId: string | null
+  },
   now: number,
 ): Work<BeaconObservation | null> {
-  const ip = score.ip === null ? null : parseIp(score.ip)
-  if (score.deviceId === null || ip === null) return null
-  const from = { ipHash: ctx.hasher.entity('ip', ip.ip), netHash: networkHash(ctx, ip) }
+  const { ip, ipHash } = score
+  if (score.deviceId === null || ip === null || ipHash === null) return null
+  const from = { ipHash, netHash: networkHash(ctx, ip) }
   const since = now - BEACON_JOIN_WINDOW_MS
   return (
     (yield* ctx.store.beacons.forScore(ctx.tenant.id, score.deviceId, since, from, score.visitId)) ?? null

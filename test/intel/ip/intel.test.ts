@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { importFeed } from '../../../src/intel/feeds/update.js'
 import { type IpIntel, loadIpIntel } from '../../../src/intel/ip/index.js'
+import { parseIp } from '../../../src/intel/ip/normalize.js'
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/feeds')
 
@@ -16,6 +17,21 @@ describe('IpIntel with no feeds loaded', () => {
   it('returns null for input that is not an IP', () => {
     expect(intel.lookup('not-an-ip')).toBeNull()
     expect(intel.lookup('1.2.3.4/24')).toBeNull()
+  })
+
+  it('answers the same for an address parsed once (the scoring path) as for its text', () => {
+    for (const raw of [
+      '8.8.8.8',
+      ' 1.1.1.1 ',
+      '::ffff:8.8.4.4',
+      '2001:4860:4860::8888',
+      '2003:E1::1',
+      'fe80::1%eth0',
+    ]) {
+      const parsed = parseIp(raw)
+      expect(parsed).not.toBeNull()
+      expect(intel.lookupParsed(parsed!)).toEqual(intel.lookup(raw))
+    }
   })
 
   it('describes a Google DNS address', () => {
