@@ -1,4 +1,4 @@
-import type { Check, CheckFamily } from '../types.js'
+import type { Check, CheckFamily, EngineInput } from '../types.js'
 import { fire } from './fire.js'
 
 /** An account is established once it has this many earlier events, the first at least a day old. */
@@ -70,7 +70,7 @@ export const accountRisk: CheckFamily = (input) => {
  * generated-looking name is often a real one (`gibberish_email` alone stays below review); many at
  * once, above the tenant's steady rate of such names, is a campaign.
  */
-function generatedMailboxWave(input: Parameters<CheckFamily>[0]): Check | null {
+function generatedMailboxWave(input: EngineInput): Check | null {
   const g = input.history.generatedMailboxes ?? null
   if (g === null || input.email?.looksGibberish !== true) return null
   const threshold = input.config.thresholds.gibberishWave

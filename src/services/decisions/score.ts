@@ -46,6 +46,7 @@ export function countsAsBadForAsn(result: EngineResult, blockThreshold: number):
 
 /** Events that create an account have no account history to compare with. */
 const ACCOUNT_CREATING = new Set(['signup', 'sign_up', 'register', 'registration', 'account_created'])
+const createsAccount = (a: PreparedEvent['attributes']) => ACCOUNT_CREATING.has(a.event.trim().toLowerCase())
 
 /** The account's earlier events as takeover reads them; null for signups and events without an account. */
 function* accountHistory(
@@ -53,7 +54,7 @@ function* accountHistory(
   a: PreparedEvent['attributes'],
   now: number,
 ): Work<AccountHistory | null> {
-  if (a.userId === null || ACCOUNT_CREATING.has(a.event.trim().toLowerCase())) return null
+  if (a.userId === null || createsAccount(a)) return null
   const h = yield* ctx.store.events.accountHistory(
     a.tenantId,
     a.userId,
@@ -82,8 +83,7 @@ function* generatedMailboxes(
   now: number,
 ): Work<GeneratedMailboxes | null> {
   const a = p.attributes
-  if (p.email?.signals?.looksGibberish !== true || !ACCOUNT_CREATING.has(a.event.trim().toLowerCase()))
-    return null
+  if (p.email?.signals?.looksGibberish !== true || !createsAccount(a)) return null
   const from = (Math.floor(now / HOUR_MS) - (WAVE_HOURS - 1)) * HOUR_MS
   const c = yield* ctx.store.events.reasonHours(a.tenantId, 'gibberish_email', from, WAVE_HOURS, WAVE_DAYS)
   return {

@@ -1,7 +1,6 @@
 import { q, type Work } from '../engine/db.js'
-import { HOUR_MS } from './aggregates.js'
+import { DAY_MS, HOUR_MS } from './aggregates.js'
 
-const DAY_MS = 24 * HOUR_MS
 const texts = new Map<number, string>()
 
 /** A span of hours: the events that fired the reason, and all the tenant's events. */
