@@ -15,6 +15,21 @@ const email = {
   mx: 'valid' as const,
 }
 
+/**
+ * An engine input for `gibberish_wave`: the recent firings and events, and the same hours of the seven
+ * days before (100 events each unless given).
+ */
+const waveInput = (
+  recent: number,
+  recentEvents: number,
+  sameHours: number[],
+  sameHoursEvents: number[] = Array(7).fill(100),
+  looksGibberish = true,
+): Partial<EngineInput> => ({
+  email: { ...email, looksGibberish },
+  history: { ipAccounts: null, generatedMailboxes: { recent, recentEvents, sameHours, sameHoursEvents } },
+})
+
 interface Row {
   name: string
   input: Partial<EngineInput>
@@ -258,166 +273,56 @@ const ROWS: Row[] = [
   },
   {
     name: 'generated mailbox in a wave: 3 in 6 hours, none at these hours on the days before',
-    input: {
-      email: { ...email, looksGibberish: true },
-      history: {
-        ipAccounts: null,
-        generatedMailboxes: {
-          recent: 3,
-          recentEvents: 100,
-          sameHours: [0, 0, 0, 0, 0, 0, 0],
-          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
-        },
-      },
-    },
+    input: waveInput(3, 100, [0, 0, 0, 0, 0, 0, 0]),
     fires: { gibberish_email: 20, gibberish_wave: 25 },
   },
   {
     name: 'generated mailbox, 2 in 6 hours: below the wave threshold',
-    input: {
-      email: { ...email, looksGibberish: true },
-      history: {
-        ipAccounts: null,
-        generatedMailboxes: {
-          recent: 2,
-          recentEvents: 100,
-          sameHours: [0, 0, 0, 0, 0, 0, 0],
-          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
-        },
-      },
-    },
+    input: waveInput(2, 100, [0, 0, 0, 0, 0, 0, 0]),
     fires: { gibberish_email: 20 },
   },
   {
     // One busy day before (an earlier campaign) does not raise the bar: the quietest day sets it.
     name: 'generated mailbox wave after an earlier campaign',
-    input: {
-      email: { ...email, looksGibberish: true },
-      history: {
-        ipAccounts: null,
-        generatedMailboxes: {
-          recent: 3,
-          recentEvents: 100,
-          sameHours: [40, 0, 5, 0, 0, 0, 0],
-          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
-        },
-      },
-    },
+    input: waveInput(3, 100, [40, 0, 5, 0, 0, 0, 0]),
     fires: { gibberish_email: 20, gibberish_wave: 25 },
   },
   {
     // 1 % of the events on the quietest day: 1 expected of 100; 6 happen by chance 0.06 % of the time, 7 only 0.008 %.
     name: 'generated mailboxes at 6 where 1 is expected: possible by chance',
-    input: {
-      email: { ...email, looksGibberish: true },
-      history: {
-        ipAccounts: null,
-        generatedMailboxes: {
-          recent: 6,
-          recentEvents: 100,
-          sameHours: [1, 2, 1, 3, 1, 1, 2],
-          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
-        },
-      },
-    },
+    input: waveInput(6, 100, [1, 2, 1, 3, 1, 1, 2]),
     fires: { gibberish_email: 20 },
   },
   {
     name: 'generated mailboxes at 7 where 1 is expected: a wave',
-    input: {
-      email: { ...email, looksGibberish: true },
-      history: {
-        ipAccounts: null,
-        generatedMailboxes: {
-          recent: 7,
-          recentEvents: 100,
-          sameHours: [1, 2, 1, 3, 1, 1, 2],
-          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
-        },
-      },
-    },
+    input: waveInput(7, 100, [1, 2, 1, 3, 1, 1, 2]),
     fires: { gibberish_email: 20, gibberish_wave: 25 },
   },
   {
     // 10 % on the quietest day: 10 expected of 100, so a wave needs 30; 29 is improbable but not enough.
     name: 'generated mailboxes below 3 times the expected count',
-    input: {
-      email: { ...email, looksGibberish: true },
-      history: {
-        ipAccounts: null,
-        generatedMailboxes: {
-          recent: 29,
-          recentEvents: 100,
-          sameHours: [12, 10, 11, 14, 10, 13, 12],
-          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
-        },
-      },
-    },
+    input: waveInput(29, 100, [12, 10, 11, 14, 10, 13, 12]),
     fires: { gibberish_email: 20 },
   },
   {
     name: 'generated mailboxes at 3 times the expected count',
-    input: {
-      email: { ...email, looksGibberish: true },
-      history: {
-        ipAccounts: null,
-        generatedMailboxes: {
-          recent: 30,
-          recentEvents: 100,
-          sameHours: [12, 10, 11, 14, 10, 13, 12],
-          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
-        },
-      },
-    },
+    input: waveInput(30, 100, [12, 10, 11, 14, 10, 13, 12]),
     fires: { gibberish_email: 20, gibberish_wave: 25 },
   },
   {
     name: 'a busier day is not a wave: the expected count grows with the events',
-    input: {
-      email: { ...email, looksGibberish: true },
-      history: {
-        ipAccounts: null,
-        generatedMailboxes: {
-          recent: 30,
-          recentEvents: 300,
-          sameHours: [12, 10, 11, 14, 10, 13, 12],
-          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
-        },
-      },
-    },
+    input: waveInput(30, 300, [12, 10, 11, 14, 10, 13, 12]),
     fires: { gibberish_email: 20 },
   },
   {
     // A tenant six days old: only the day it had events sets the share (10 %).
     name: 'days without any event are not quiet days',
-    input: {
-      email: { ...email, looksGibberish: true },
-      history: {
-        ipAccounts: null,
-        generatedMailboxes: {
-          recent: 12,
-          recentEvents: 100,
-          sameHours: [0, 0, 0, 0, 0, 0, 10],
-          sameHoursEvents: [0, 0, 0, 0, 0, 0, 100],
-        },
-      },
-    },
+    input: waveInput(12, 100, [0, 0, 0, 0, 0, 0, 10], [0, 0, 0, 0, 0, 0, 100]),
     fires: { gibberish_email: 20 },
   },
   {
     name: 'a wave does not count a mailbox that does not look generated',
-    input: {
-      email: email,
-      history: {
-        ipAccounts: null,
-        generatedMailboxes: {
-          recent: 9,
-          recentEvents: 100,
-          sameHours: [0, 0, 0, 0, 0, 0, 0],
-          sameHoursEvents: [100, 100, 100, 100, 100, 100, 100],
-        },
-      },
-    },
+    input: waveInput(9, 100, [0, 0, 0, 0, 0, 0, 0], undefined, false),
     fires: {},
   },
   { name: 'ip velocity below tier', input: { history: { ipAccounts: 4 } }, fires: {} },
@@ -491,21 +396,9 @@ describe('score and verdict', () => {
     // The wave's weight and count threshold are the tenant's too.
     const wave = effectiveConfig({ weights: { gibberishWave: 11 }, thresholds: { gibberishWave: 5 } })
     const generated = (recent: number) =>
-      score(
-        input({
-          config: wave,
-          email: { ...email, looksGibberish: true },
-          history: {
-            ipAccounts: null,
-            generatedMailboxes: {
-              recent,
-              recentEvents: 50,
-              sameHours: [0, 0, 0, 0, 0, 0, 0],
-              sameHoursEvents: [],
-            },
-          },
-        }),
-      ).checks.find((c) => c.reason === 'gibberish_wave')
+      score(input({ config: wave, ...waveInput(recent, 50, [0, 0, 0, 0, 0, 0, 0], []) })).checks.find(
+        (c) => c.reason === 'gibberish_wave',
+      )
     expect(generated(4)).toBeUndefined()
     expect(generated(5)).toMatchObject({
       weight: 11,
