@@ -32,6 +32,7 @@ function recordDevice(d: DeviceHistory): DeviceHistory {
     accounts: d.accounts,
     accountsSameNetwork: d.accountsSameNetwork,
     ...(d.accountsSameMailbox === undefined ? {} : { accountsSameMailbox: d.accountsSameMailbox }),
+    ...(d.accountsOneBrowser === undefined ? {} : { accountsOneBrowser: d.accountsOneBrowser }),
     recentEvents: d.recentEvents,
     current: point(d.current),
     // The rules read only the current session: points before its first gap can never fire anything.

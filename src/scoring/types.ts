@@ -98,6 +98,11 @@ export interface DeviceHistory {
    * there are 2 or more (they count undivided, docs/device-identity.md).
    */
   accountsSameMailbox?: number
+  /**
+   * The fingerprint's accounts, set when they count undivided because its observations show one browser
+   * that loses its cookie (docs/device-identity.md, "One browser").
+   */
+  accountsOneBrowser?: number
   /** Events on the resolved device in the velocity window, including this one. */
   recentEvents: number
   /** This event's point. */

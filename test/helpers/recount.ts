@@ -1,4 +1,5 @@
 import { REASONS } from '../../src/scoring/reasons.js'
+import { type Link, markersOf } from '../../src/store/devices/links.js'
 import { unpackJson } from '../../src/store/events/compact-json.js'
 
 /**
@@ -72,6 +73,38 @@ export function linkTriples(obs: readonly ObservationRow[]): Set<string> {
     if (o.user_id !== null) add('ta', o.token_id, o.user_id)
     if (o.ip_hash !== null) add('ti', o.token_id, o.ip_hash)
     if (fp !== null && Number(o.rung) === 1) add('ft', fp, o.token_id)
+  }
+  for (const m of fingerprintMarkers(obs)) add(m.kind, m.key, m.member)
+  return out
+}
+
+/**
+ * The fingerprints' markers, replayed from the observations in time order: each rung-1 observation
+ * against its fingerprint's previous observation at rung 1 or 2 and its token's accounts so far.
+ */
+export function fingerprintMarkers(obs: readonly ObservationRow[]): Link[] {
+  const ordered = [...obs].sort(
+    (a, b) => Number(a.created_ms) - Number(b.created_ms) || Number(a.id) - Number(b.id),
+  )
+  const previous = new Map<string, string>()
+  const accounts = new Map<string, Set<string>>()
+  const out: Link[] = []
+  for (const o of ordered) {
+    const fp = Number(o.rung) === 3 ? null : o.device_id
+    const own = accounts.get(o.token_id) ?? new Set<string>()
+    if (o.user_id !== null) own.add(o.user_id)
+    accounts.set(o.token_id, own)
+    if (fp === null) continue
+    out.push(
+      ...markersOf({
+        fingerprint: fp,
+        rung: Number(o.rung),
+        token: o.token_id,
+        previousToken: previous.get(fp) ?? null,
+        tokenAccounts: own.size,
+      }),
+    )
+    previous.set(fp, o.token_id)
   }
   return out
 }

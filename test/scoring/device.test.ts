@@ -52,6 +52,23 @@ describe('device_reuse tiers', () => {
     expect(fired(device(over)).device_reuse).toBe(weight)
   })
 
+  it("names one browser's undivided count in its evidence and message, and weighs it like any count", () => {
+    const c = score(
+      input({
+        history: { ipAccounts: null, device: device({ rung: 1, accounts: 6, accountsOneBrowser: 6 }) },
+      }),
+    ).checks.find((x) => x.reason === 'device_reuse')
+    expect(c).toMatchObject({
+      weight: 40,
+      evidence: { accounts: 6, accounts_one_browser: 6, tier: 'medium' },
+    })
+    expect(c?.message).toBe(
+      '6 different accounts have used the same device, identified by one browser that cleared its cookie between them.',
+    )
+    const plain = score(input({ history: { ipAccounts: null, device: device({ rung: 1, accounts: 6 }) } }))
+    expect(plain.checks[0]?.evidence).not.toHaveProperty('accounts_one_browser')
+  })
+
   it('never reaches the default block threshold alone', () => {
     for (const rung of [1, 2] as const) {
       for (const accounts of [2, 4, 10, 100]) {

@@ -7,6 +7,7 @@ import {
   coreScore,
   DAY,
   type EventRow,
+  fingerprintMarkers,
   fingerprintTokens,
   HOUR,
   ipAccountPairs,
@@ -140,6 +141,9 @@ describe.each<Engine>(['sqlite', 'postgres'])('maintained aggregates on %s again
     expect(obs.some((o) => Number(o.rung) === 3 && o.device_id !== null)).toBe(true)
     expect(obs.some((o) => o.user_id === null) && obs.some((o) => o.ip_hash === null)).toBe(true)
     expect(events.filter((e) => Number(e.asn_bad) === 1).length).toBeGreaterThan(3)
+    // Both fingerprint markers (alternating tokens, a token with several accounts) are made.
+    const markers = new Set(fingerprintMarkers(obs).map((m) => m.kind))
+    expect([...markers].sort()).toEqual(['fm', 'fx'])
   })
 
   run(

@@ -27,7 +27,12 @@ export const deviceReuse: CheckFamily = (input) => {
   const threshold =
     tier === 'high' ? t.deviceReuseHigh : tier === 'medium' ? t.deviceReuseMed : REUSE_LOW_ACCOUNTS
   const corroborated = d.rung === 1 || d.accountsSameNetwork >= REUSE_CORROBORATING_ACCOUNTS
-  const how = d.rung === 1 ? 'a replayed device token' : 'this device fingerprint'
+  const how =
+    d.accountsOneBrowser !== undefined
+      ? 'one browser that cleared its cookie between them'
+      : d.rung === 1
+        ? 'a replayed device token'
+        : 'this device fingerprint'
   return [
     fire('device_reuse', {
       key,
@@ -37,6 +42,7 @@ export const deviceReuse: CheckFamily = (input) => {
         accounts: n,
         accounts_same_network: d.accountsSameNetwork,
         ...(d.accountsSameMailbox === undefined ? {} : { accounts_same_mailbox: d.accountsSameMailbox }),
+        ...(d.accountsOneBrowser === undefined ? {} : { accounts_one_browser: d.accountsOneBrowser }),
         tier,
         threshold,
         corroborated,

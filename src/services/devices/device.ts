@@ -209,6 +209,8 @@ export function* deviceHistory(
         fingerprintNetworkAccounts: 0,
         deviceAccounts: e.userId ? 1 : 0,
         deviceIps: e.ipHash ? 1 : 0,
+        fingerprintIps: 0,
+        oneBrowser: false,
         timeline: [],
       },
       write,
@@ -225,20 +227,43 @@ export function* deviceHistory(
   // A standardised fingerprint (privacy-hardened browsers, no cookies kept) has no per-device measure:
   // it counts the accounts of its network only.
   const standardized = rung === 2 && e.device.standardized === true
+  const accounts =
+    rung === 1
+      ? rows.deviceAccounts
+      : standardized
+        ? rows.fingerprintNetworkAccounts
+        : perDevice(rows.fingerprintAccounts)
   const history: DeviceHistory = {
     rung,
-    accounts:
-      rung === 1
-        ? rows.deviceAccounts
-        : standardized
-          ? rows.fingerprintNetworkAccounts
-          : perDevice(rows.fingerprintAccounts),
+    accounts,
     accountsSameNetwork: rows.fingerprintNetworkAccounts,
     recentEvents: recent + 1,
     current,
     timeline: rows.timeline,
   }
-  return { history, rows, write }
+  return { history: withOneBrowserAccounts(history, rows, standardized), rows, write }
+}
+
+/** Addresses a fingerprint must have been seen from before one browser's accounts count undivided. */
+export const ONE_BROWSER_MIN_IPS = 4
+
+/**
+ * One browser that clears its cookie between signups gets a new token identity for each account, so at
+ * rung 1 each token carries only its own accounts and at rung 2 the fingerprint looks known to collide.
+ * When the fingerprint's observations show one browser (`oneBrowser`: its identities followed one
+ * another and never alternated, and one of them, replayed, carried several accounts) and it was seen
+ * from ONE_BROWSER_MIN_IPS addresses or more, its accounts count undivided. Strangers with identical
+ * devices alternate as soon as two of them come back; a home or an office, one network, is counted by
+ * the same-network corroboration instead. Corroboration is left as it was.
+ */
+export function withOneBrowserAccounts(
+  h: DeviceHistory,
+  rows: DeviceHistoryRows,
+  standardized: boolean,
+): DeviceHistory {
+  if (h.rung === 3 || standardized || !rows.oneBrowser || rows.fingerprintIps < ONE_BROWSER_MIN_IPS) return h
+  if (rows.fingerprintAccounts <= h.accounts) return h
+  return { ...h, accounts: rows.fingerprintAccounts, accountsOneBrowser: rows.fingerprintAccounts }
 }
 
 /**

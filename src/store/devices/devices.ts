@@ -1,7 +1,7 @@
 import type { ConnectionClass, DevicePoint } from '../../scoring/types.js'
 import { type Db, none, type Param, q, together, type Work } from '../engine/db.js'
 import type { DeviceEvent, ScoredEvent } from '../events/scored-event.js'
-import { COLLISION_QUERY, type LinkKind, linksOf, readLinks } from './links.js'
+import { COLLISION_QUERY, type LinkKind, linksOf, markersOf, readLinks } from './links.js'
 
 export interface DeviceHistoryRows {
   /** Distinct accounts on the fingerprint / on fingerprint + network / on the resolved device; each includes the current one. */
@@ -10,6 +10,14 @@ export interface DeviceHistoryRows {
   deviceAccounts: number
   /** Distinct IPs of the resolved device, including the current one. */
   deviceIps: number
+  /** Distinct IPs of the fingerprint (rungs 1 and 2), including the current one. */
+  fingerprintIps: number
+  /**
+   * Everything the fingerprint's observations show is one browser that loses its cookie: its token
+   * identities followed one another and never alternated (`fx`), and one of them carried two or more
+   * accounts (`fm`); this event's markers included.
+   */
+  oneBrowser: boolean
   /**
    * Earlier observations of the resolved device since `sinceMs`, newest first, with the watch-mode
    * beacons of the event's fingerprint (marked `beacon`) merged in.
@@ -62,6 +70,10 @@ const TIMELINE_BY_TOKEN = EVENT_POINTS('token_id')
 const TIMELINE_BY_TOKEN_AND_BEACONS = withBeacons(EVENT_POINTS('token_id'))
 const TIMELINE_BY_FINGERPRINT = EVENT_POINTS('device_id')
 const TIMELINE_BY_FINGERPRINT_AND_BEACONS = withBeacons(EVENT_POINTS('device_id'))
+
+/** The token identity of the fingerprint's latest observation that linked anything (rung 1 or 2). */
+const PREVIOUS_TOKEN = `SELECT token_id FROM device_observations WHERE tenant_id = ? AND device_id = ? AND rung <> 3
+  ORDER BY created_ms DESC, id DESC LIMIT 1`
 
 /**
  * What rung 2 decides on, in one statement: the identity most recently issued to a fingerprint on a
@@ -174,20 +186,38 @@ export class DeviceStore {
             { kind: 'ta', key: resolvedId },
             { kind: 'ti', key: resolvedId },
           ]
-    if (rung !== 3 && e.deviceId !== null) {
-      counted.push({ kind: 'fa', key: e.deviceId }, { kind: 'fi', key: e.deviceId })
-      if (e.ipPrefix !== null) counted.push({ kind: 'fna', key: `${e.deviceId}|${e.ipPrefix}` })
+    const fp = rung === 3 ? null : e.deviceId
+    if (fp !== null) {
+      counted.push(
+        { kind: 'fa', key: fp },
+        { kind: 'fi', key: fp },
+        { kind: 'fx', key: fp },
+        { kind: 'fm', key: fp },
+      )
+      if (e.ipPrefix !== null) counted.push({ kind: 'fna', key: `${fp}|${e.ipPrefix}` })
     }
-    const [timelineRows, c] = yield* together(
+    // Only a replayed token can mark its fingerprint (markersOf), so only rung 1 reads the previous token.
+    const [timelineRows, c, previous] = yield* together(
       sql === null ? none<TimelineRow[]>([]) : q.all<TimelineRow>(sql, params),
       readLinks({ tenantId: e.tenantId, links, counted, nowMs: createdMs, platform: e.device.platform }),
+      rung === 1 && fp !== null ? q.get<{ token_id: string }>(PREVIOUS_TOKEN, [e.tenantId, fp]) : none(),
     )
     const count = (k: LinkKind) => c.counts.get(k) ?? 0
+    const markers = markersOf({
+      fingerprint: fp,
+      rung,
+      token: resolvedId,
+      previousToken: previous?.token_id ?? null,
+      tokenAccounts: count('ta'),
+    })
+    const marked = (k: LinkKind) => count(k) > 0 || markers.some((m) => m.kind === k)
     return {
       fingerprintAccounts: count('fa'),
       fingerprintNetworkAccounts: count('fna'),
       deviceAccounts: byToken ? count('ta') : count('fa'),
       deviceIps: byToken ? count('ti') : count('fi'),
+      fingerprintIps: count('fi'),
+      oneBrowser: fp !== null && marked('fm') && !marked('fx'),
       timeline: timelineRows.map((r) => {
         const p: DevicePoint = {
           ms: Number(r.created_ms),
@@ -197,7 +227,7 @@ export class DeviceStore {
         if (Number(r.beacon) === 1) p.beacon = true
         return p
       }),
-      write: c.write,
+      write: c.write(markers),
     }
   }
 

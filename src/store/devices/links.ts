@@ -8,8 +8,16 @@ import { ACCOUNT_COUNT_CAP } from '../events/ip-accounts.js'
  * - `fa`  fingerprint → accounts          - `fna` fingerprint on a network prefix → accounts
  * - `fi`  fingerprint → IP hashes         - `ta`  token identity → accounts
  * - `ti`  token identity → IP hashes      - `ft`  fingerprint → token identities replayed with it (rung 1)
+ * Two markers of a fingerprint (member MARKER), facts about the order of its observations rather than
+ * links of one observation (`markersOf` derives them; docs/device-identity.md, "One browser"):
+ * - `fx`  two of its token identities alternated: a token was replayed after another identity of the
+ *         fingerprint was seen since, which only two browsers at once can show
+ * - `fm`  one of its token identities, replayed, carried two or more accounts
  */
-export type LinkKind = 'fa' | 'fna' | 'fi' | 'ta' | 'ti' | 'ft'
+export type LinkKind = 'fa' | 'fna' | 'fi' | 'ta' | 'ti' | 'ft' | 'fx' | 'fm'
+
+/** The member of a marker link. */
+export const MARKER = '1'
 
 export interface Link {
   kind: LinkKind
@@ -65,8 +73,11 @@ const FT_UPSERT = `INSERT INTO device_link_counts (tenant_id, kind, key, n, last
 export interface LinkCounts {
   /** For each counted key, its distinct members once this observation's links are in, up to the cap. */
   counts: Map<LinkKind, number>
-  /** Writes the observation's links (run it in the same transaction, before the next observation). */
-  write: Work<void>
+  /**
+   * Writes the observation's links and `extra` ones decided from the counts (markers); run it in the
+   * same transaction, before the next observation.
+   */
+  write: (extra?: readonly Link[]) => Work<void>
 }
 
 /**
@@ -105,7 +116,18 @@ export function* readLinks(r: {
     const adds = n < ACCOUNT_COUNT_CAP && member(c.kind) !== null && Number(row.seen ?? 0) !== 1
     counts.set(c.kind, Math.min(ACCOUNT_COUNT_CAP, adds ? n + 1 : n))
   }
-  return { counts, write: writeLinks(tenantId, links, ft && !known ? 1 : 0, ft, nowMs, platform) }
+  return {
+    counts,
+    write: (extra = []) =>
+      writeLinks(
+        tenantId,
+        extra.length ? [...links, ...extra] : links,
+        ft && !known ? 1 : 0,
+        ft,
+        nowMs,
+        platform,
+      ),
+  }
 }
 
 function* writeLinks(
@@ -153,6 +175,28 @@ export function linksOf(o: ObservationLinkSource): Link[] {
   return links
 }
 
+/**
+ * The markers an observation adds to its fingerprint (rung 1 only: a replayed token). `previousToken` is
+ * the token identity of the fingerprint's latest earlier observation at rung 1 or 2 (null without one),
+ * `tokenAccounts` the replayed identity's accounts with this observation's. A marker seen again is
+ * written again, so its `last_ms` follows its latest evidence the way a link's follows its latest
+ * observation (retention). Scoring and the recount tests derive markers only through this function.
+ */
+export function markersOf(o: {
+  fingerprint: string | null
+  rung: number
+  token: string
+  previousToken: string | null
+  tokenAccounts: number
+}): Link[] {
+  if (o.fingerprint === null || Number(o.rung) !== 1) return []
+  const out: Link[] = []
+  if (o.previousToken !== null && o.previousToken !== o.token)
+    out.push({ kind: 'fx', key: o.fingerprint, member: MARKER })
+  if (o.tokenAccounts >= 2) out.push({ kind: 'fm', key: o.fingerprint, member: MARKER })
+  return out
+}
+
 /** Sets a fingerprint's token counter to the fingerprint → token links that remain; removes it at zero. */
 function* recountTokens(tenantId: string, fp: string): Work<void> {
   yield* q.run(
@@ -175,6 +219,7 @@ function* recountTokens(tenantId: string, fp: string): Work<void> {
 export function* eraseLinks(tenantId: string, observations: readonly ObservationLinkSource[]): Work<number> {
   const seen = new Set<string>()
   const fingerprints = new Set<string>()
+  const markers = new Set<string>()
   let deleted = 0
   for (const o of observations) {
     for (const l of linksOf(o)) {
@@ -182,11 +227,19 @@ export function* eraseLinks(tenantId: string, observations: readonly Observation
       if (seen.has(k)) continue
       seen.add(k)
       if (l.kind === 'ft') fingerprints.add(l.key)
+      // The fingerprint's markers were read from the order of its observations: they go with any of them.
+      if (l.kind === 'fa' || l.kind === 'fi') markers.add(l.key)
       deleted += yield* q.run(
         'DELETE FROM device_links WHERE tenant_id = ? AND kind = ? AND key = ? AND member = ?',
         [tenantId, l.kind, l.key, l.member],
       )
     }
+  }
+  for (const fp of markers) {
+    deleted += yield* q.run(
+      "DELETE FROM device_links WHERE tenant_id = ? AND kind IN ('fx', 'fm') AND key = ?",
+      [tenantId, fp],
+    )
   }
   for (const fp of fingerprints) {
     yield* recountTokens(tenantId, fp)

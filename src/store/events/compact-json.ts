@@ -99,6 +99,17 @@ export const SHAPES: readonly (readonly string[])[] = [
     'corroborated',
     'resolution_rung',
   ],
+  // 46-47: the same when one browser's accounts count undivided (docs/device-identity.md, "One browser")
+  ['rung', 'accounts', 'accountsSameNetwork', 'accountsOneBrowser', 'recentEvents', 'current', 'timeline'],
+  [
+    'accounts',
+    'accounts_same_network',
+    'accounts_one_browser',
+    'tier',
+    'threshold',
+    'corroborated',
+    'resolution_rung',
+  ],
 ]
 
 /** Candidate shapes by their first key. */
