@@ -222,13 +222,13 @@ export function* eraseLinks(tenantId: string, observations: readonly Observation
   const markers = new Set<string>()
   let deleted = 0
   for (const o of observations) {
+    // The fingerprint's markers were read from the order of its observations: they go with any of them.
+    if (o.device_id !== null && Number(o.rung) !== 3) markers.add(o.device_id)
     for (const l of linksOf(o)) {
       const k = `${l.kind}\u0000${l.key}\u0000${l.member}`
       if (seen.has(k)) continue
       seen.add(k)
       if (l.kind === 'ft') fingerprints.add(l.key)
-      // The fingerprint's markers were read from the order of its observations: they go with any of them.
-      if (l.kind === 'fa' || l.kind === 'fi') markers.add(l.key)
       deleted += yield* q.run(
         'DELETE FROM device_links WHERE tenant_id = ? AND kind = ? AND key = ? AND member = ?',
         [tenantId, l.kind, l.key, l.member],
