@@ -5,10 +5,12 @@
  * (see http.ts) and exits when the parent goes away.
  */
 import { rmSync, writeFileSync } from 'node:fs'
+import { performance } from 'node:perf_hooks'
 import Fastify from 'fastify'
 import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/config/settings.js'
 import { loadIntel } from '../src/intel/index.js'
+import { backgroundJobs, Scheduler } from '../src/jobs/index.js'
 import { SharedRedis } from '../src/redis/connection.js'
 import { RedisLimiter } from '../src/redis/limiter.js'
 import { createTenant } from '../src/services/access/tenants.js'
@@ -31,6 +33,8 @@ export type ServerSpec =
       redis?: { url: string; prefix: string; nodes: number }
       /** Another node's tenant key: the node serves that tenant instead of creating one. */
       apiKey?: string
+      /** Runs the background jobs and the webhook dispatcher as server.ts does (bench/idle.ts). */
+      jobs?: boolean
     }
 
 export type ToServer =
@@ -153,6 +157,31 @@ async function verdict(
         monthlyQuota: 1_000_000_000,
       })
     ).apiKey
+  if (spec.jobs) {
+    const settings = loadSettings()
+    const { asnRates, ja4Signatures } = app.services
+    // Each run's wall time on stderr: which job the idle CPU belongs to.
+    const jobs = backgroundJobs({
+      feedsReloadMs: settings.feeds.reloadMs,
+      retentionDays: settings.retentionDays,
+    }).map((job) => ({
+      ...job,
+      run: async (ctx: Parameters<typeof job.run>[0]) => {
+        const t0 = performance.now()
+        const took = () => `${(performance.now() - t0).toFixed(1)} ms`
+        try {
+          await job.run(ctx)
+        } catch (err) {
+          process.stderr.write(`  job ${job.name} failed after ${took()}: ${(err as Error).message}\n`)
+          throw err
+        }
+        process.stderr.write(`  job ${job.name}: ${took()}\n`)
+      },
+    }))
+    new Scheduler(jobs, { store, clock, intel, asnRates, ja4Signatures, log: app.log }).start()
+    app.services.webhooks.log = app.log
+    app.services.webhooks.start()
+  }
   await app.listen({ port: 0, host: '127.0.0.1' })
   const addr = app.server.address()
   return { port: typeof addr === 'object' && addr ? addr.port : 0, apiKey }
