@@ -138,6 +138,8 @@ export async function scoreReference(
 }
 
 const IDLE_MS = 3000
+/** Quiet time before the idle window: the previous run's tail settles first. */
+const SETTLE_MS = 5000
 const rate = (ms: number) => ((ms * 1000) / IDLE_MS).toFixed(1)
 
 const perEvent = (ms: number, events: number) => (events > 0 ? Math.round((ms * 1000) / events) : 0)
@@ -185,7 +187,10 @@ async function scoreFigures(
   const pg = engine.name === 'postgres'
   const backends = settings.backends ?? null
   // Background work (jobs, the webhook dispatcher, pool upkeep) costs CPU without events; at low
-  // rates it is a visible share of the per-event figure, so it is printed on its own.
+  // rates it is a visible share of the per-event figure, so it is printed on its own. It is measured
+  // after SETTLE_MS, so that the tail of the previous run (the checkpoint worker copying back what
+  // the warm-up or the history left in the WAL) is neither read as idle work nor left for the next run.
+  await new Promise((r) => setTimeout(r, SETTLE_MS))
   const idle = await cpuDuring(server.pid, backends, () => new Promise((r) => setTimeout(r, IDLE_MS)))
   const idleText = pg
     ? `service ${rate(idle.serviceMs)} + backends ${rate(idle.backendMs)} ms/s`
