@@ -27,9 +27,9 @@ export interface Limiter {
 
 /**
  * The stored TAT as seen from `nowMs`. A spent bucket is a window ahead of the clock that spent it, so
- * a TAT further ahead means this clock reads earlier: by less than another window, a request stamped
- * before one already counted (stamped before its key lookup, counted after) or a node whose clock lags
- * the others on Redis; the bucket counts as spent, never afresh (that let an 11th request of 10 in).
+ * a TAT further ahead means this clock reads earlier: by less than another window, a node whose clock
+ * lags the others on Redis or a request timed before one already counted; the bucket counts as spent,
+ * never afresh (that let an 11th request of 10 in).
  * Further ahead still, the clock stepped back (a test clock, an NTP step): start afresh rather than
  * refuse for as long as it jumped. Mirrored in the Lua script of src/redis/limiter.ts.
  */
