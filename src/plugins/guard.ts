@@ -52,9 +52,14 @@ type Handler = (a: Attempt) => Promise<void>
  * writes through the same /v1 routes and services as the API, as the session's tenant.
  */
 export function registerGuard(app: FastifyInstance, deps: AppServices): void {
+  /**
+   * Counts one request, on the clock read now rather than the request's arrival stamp: a request whose
+   * key lookup took longer is counted after requests that arrived later, and GCRA must see the times it
+   * counts in order (an earlier time after a later one finds the budget a moment less refilled).
+   */
+  const hit = (bucket: string, limit: number) => deps.limiter.hit(bucket, limit, deps.clock.now())
   /** The per-client-address budget of routes used without a key (and of the public beacon). */
-  const keyless = (request: FastifyRequest, now: number) =>
-    deps.limiter.hit(`ip:${clientBucket(request.ip)}`, deps.keylessRateLimit, now)
+  const keyless = (request: FastifyRequest) => hit(`ip:${clientBucket(request.ip)}`, deps.keylessRateLimit)
 
   /** 429 before any key or session lookup when this address has failed too often. */
   function refuseThrottled(
@@ -87,7 +92,7 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
       throw err
     })
     request.auth = auth
-    enforce(reply, await deps.limiter.hit(`console:${auth.console.userId}`, auth.tenant.rateLimit, now))
+    enforce(reply, await hit(`console:${auth.console.userId}`, auth.tenant.rateLimit))
   }
 
   /** Key authentication, the key's kind check and its rate limits. */
@@ -128,12 +133,12 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
       )
     }
     // The beacon is public: one page key must not let one address drain the tenant's budget alone.
-    if (mode === 'publishable' && limitAddress) enforce(reply, await keyless(request, now))
+    if (mode === 'publishable' && limitAddress) enforce(reply, await keyless(request))
     enforce(
       reply,
       request.auth
-        ? await deps.limiter.hit(`key:${request.auth.keyId}`, request.auth.tenant.rateLimit, now)
-        : await keyless(request, now),
+        ? await hit(`key:${request.auth.keyId}`, request.auth.tenant.rateLimit)
+        : await keyless(request),
     )
   }
 
@@ -163,7 +168,7 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
 
   const handlers: Record<Mode, Handler> = {
     none: async (a) => {
-      enforce(a.reply, await keyless(a.request, a.now))
+      enforce(a.reply, await keyless(a.request))
       if (a.raw !== undefined && a.request.routeOptions.config.readsKey) await optionalSecretKey(a)
     },
     console: session,
@@ -172,7 +177,7 @@ export function registerGuard(app: FastifyInstance, deps: AppServices): void {
     // The beacon's simple form carries its key in the body (docs/beacon.md): the per-address limit
     // applies before the body is read, the key after (preValidation below).
     publishable: async (a) =>
-      a.raw === undefined ? enforce(a.reply, await keyless(a.request, a.now)) : keyed('publishable', a),
+      a.raw === undefined ? enforce(a.reply, await keyless(a.request)) : keyed('publishable', a),
   }
 
   app.decorateRequest('auth', null)

@@ -9,14 +9,18 @@ import {
 import type { SharedRedis } from './connection.js'
 
 // GCRA in one round trip, atomically on the Redis server (the same arithmetic as `gcra()` in
-// services/runtime/rate-limiter.ts). Returns {allowed, remaining, reset seconds, retry-after seconds}.
+// services/runtime/rate-limiter.ts, `startTat()` included: a TAT up to another window ahead of this
+// node's clock is a spent bucket, not a fresh one). Returns {allowed, remaining, reset seconds,
+// retry-after seconds}.
 const GCRA_LUA = `
 local now = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 local window = tonumber(ARGV[3])
 local interval = window / limit
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tat < now or tat - now > window then tat = now end
+if tat - now > 2 * window then tat = now
+elseif tat - now > window then tat = now + window end
+if tat < now then tat = now end
 local nxt = tat + interval
 local allow_at = nxt - window
 if now < allow_at then

@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { loadSettings } from '../../src/config/settings.js'
 import { contextFor } from '../../src/context.js'
 import { ApiError } from '../../src/errors.js'
 import { consumeQuota } from '../../src/services/access/quota.js'
+import { eventually } from '../helpers/app.js'
 import { build, type Harness } from '../helpers/build.js'
 import { testIntel } from '../helpers/intel.js'
 
@@ -50,6 +51,41 @@ describe('rate limit per API key', () => {
     const full = await h.app.inject({ url: '/v1/config', headers: t.headers })
     expect(full.headers['ratelimit-remaining']).toBe('2')
   })
+
+  // A request arrives first but its key lookup answers last (a cold cache, a slow query): counted on
+  // its arrival time, after nine arrived 1 ms later, it found the budget not quite refilled and one
+  // of ten was refused; after ten, the budget a window ahead of its time read as a clock gone back and
+  // started afresh, 11 allowed of 10 (the two-node test's flake).
+  for (const [later, slowStatus] of [
+    [9, 200],
+    [10, 429],
+  ] as const) {
+    it(`counts a request at its turn, not its arrival: ${later} later then the slow one, which gets ${slowStatus}`, async () => {
+      h = await build()
+      h.clock.set(Date.UTC(2026, 10, 22, 10, 0, 15))
+      const t = await h.tenant({ rateLimit: 10 })
+      const tenants = h.store.tenants
+      const find = tenants.findByKeyHash.bind(tenants)
+      let release = () => {}
+      const gate = new Promise<void>((r) => {
+        release = r
+      })
+      const lookup = vi.spyOn(tenants, 'findByKeyHash').mockImplementationOnce(async (hash) => {
+        await gate
+        return find(hash)
+      })
+      const get = () => h.app.inject({ url: '/v1/lists', headers: t.headers })
+      const slow = get()
+      expect(await eventually(() => lookup.mock.calls.length === 1, 5000, 5)).toBe(true)
+      h.clock.advance(1)
+      const quick = await Promise.all(Array.from({ length: later }, get))
+      expect(quick.map((r) => r.statusCode)).toEqual(Array(later).fill(200))
+      release()
+      expect((await slow).statusCode).toBe(slowStatus)
+      expect((await get()).statusCode).toBe(429)
+      lookup.mockRestore()
+    })
+  }
 
   it('defaults to 240 requests per minute', async () => {
     h = await build()

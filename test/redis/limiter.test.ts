@@ -52,8 +52,10 @@ describe.skipIf(!haveRedis)('rate limits shared through Redis', () => {
       new RedisLimiter(await connect(REDIS_URL, prefix), 2),
     ]
     const local = new RateLimiter()
+    // 119_990 after a budget spent at 120_000: a moment behind, still spent; an hour back: afresh.
     const times = [
-      0, 0, 0, 0, 5_000, 19_999, 20_000, 20_001, 45_000, 120_000, 120_000, -3_600_000, -3_600_000,
+      0, 0, 0, 0, 5_000, 19_999, 20_000, 20_001, 45_000, 120_000, 120_000, 120_000, 119_990, -3_600_000,
+      -3_600_000,
     ]
     let n = 0
     for (const limit of [3, 7, 240]) {
@@ -63,6 +65,23 @@ describe.skipIf(!haveRedis)('rate limits shared through Redis', () => {
         expect(await node.hit(bucket, limit, T0 + dt)).toEqual(local.hit(bucket, limit, T0 + dt))
       }
     }
+  })
+
+  it('a budget spent on one node stays spent for a node whose clock is a moment behind', async () => {
+    const prefix = testPrefix()
+    const a = new RedisLimiter(await connect(REDIS_URL, prefix), 2)
+    const b = new RedisLimiter(await connect(REDIS_URL, prefix), 2)
+    const local = new RateLimiter()
+    for (let i = 0; i < 10; i++) {
+      expect(await a.hit('key:skew', 10, T0 + 5)).toEqual(local.hit('key:skew', 10, T0 + 5))
+    }
+    // B's clock reads 1 ms earlier (or its request was stamped before A's): the bucket is more than a
+    // window ahead of it, which used to start it afresh and allow an 11th request of 10.
+    const late = await b.hit('key:skew', 10, T0 + 4)
+    expect(late).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 60, retryAfterSeconds: 6 })
+    expect(late).toEqual(local.hit('key:skew', 10, T0 + 4))
+    expect((await b.hit('key:skew', 10, T0 - 59_000)).allowed).toBe(false)
+    expect((await a.hit('key:skew', 10, T0 + 5)).allowed).toBe(false)
   })
 
   it('peeks at a budget shared by every node without spending it, exactly as the in-process GCRA', async () => {

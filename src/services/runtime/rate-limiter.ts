@@ -26,6 +26,19 @@ export interface Limiter {
 }
 
 /**
+ * The stored TAT as seen from `nowMs`. A spent bucket is a window ahead of the clock that spent it, so
+ * a TAT further ahead means this clock reads earlier: by less than another window, a node whose clock
+ * lags the others on Redis or a request timed before one already counted; the bucket counts as spent,
+ * never afresh (that let an 11th request of 10 in).
+ * Further ahead still, the clock stepped back (a test clock, an NTP step): start afresh rather than
+ * refuse for as long as it jumped. Mirrored in the Lua script of src/redis/limiter.ts.
+ */
+function startTat(storedTat: number | undefined, nowMs: number): number {
+  if (storedTat === undefined || storedTat - nowMs > 2 * LIMIT_WINDOW_MS) return nowMs
+  return Math.min(storedTat, nowMs + LIMIT_WINDOW_MS)
+}
+
+/**
  * GCRA (the generic cell rate algorithm): a budget of `limit` per minute refills continuously, one
  * request every minute/limit, and a full budget can be spent at once. Unlike fixed windows, no window
  * edge lets a caller spend two budgets back to back. The state is one number per bucket: the
@@ -37,9 +50,7 @@ export function gcra(
   nowMs: number,
 ): { result: LimitResult; tat: number | null } {
   const interval = LIMIT_WINDOW_MS / limit
-  // A TAT more than a window ahead is impossible unless the clock went back: start the bucket afresh.
-  const stored = storedTat !== undefined && storedTat - nowMs <= LIMIT_WINDOW_MS ? storedTat : nowMs
-  const tat = Math.max(stored, nowMs)
+  const tat = Math.max(startTat(storedTat, nowMs), nowMs)
   const next = tat + interval
   const allowAt = next - LIMIT_WINDOW_MS
   if (nowMs < allowAt) {
