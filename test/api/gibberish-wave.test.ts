@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { unpackJson } from '../../src/store/events/compact-json.js'
 import { build, type Engine, type Harness, type TestTenant } from '../helpers/build.js'
 
 // Mailbox names the gibberish model flags, and one it does not.
@@ -37,6 +38,16 @@ describe.each<Engine>(['sqlite', 'postgres'])('gibberish_wave (%s)', (engine) =>
       weight: 25,
       evidence: { recent: 3, expected: 0, window_hours: 6, threshold: 3 },
     })
+    // Stored in the compact form (their key names are not repeated in the row) and read back whole.
+    const row = await h.store.db.get<{ inputs: string; checks: string }>(
+      'SELECT inputs, checks FROM events WHERE tenant_id = ? ORDER BY created_ms DESC LIMIT 1',
+      [t.tenantId],
+    )
+    expect(row?.inputs).not.toContain('"recentEvents"')
+    expect(row?.checks).not.toContain('"window_hours"')
+    const stored = unpackJson<{ history: { generatedMailboxes: { recent: number } } }>(row!.inputs)
+    expect(stored.history.generatedMailboxes.recent).toBe(3)
+    expect(JSON.stringify(unpackJson(row!.checks))).toContain('"window_hours":6')
     // The same mailbox logging in is not a sign-up; a real name signing up is not generated.
     expect(
       await score({ event: 'login', user_id: 'gen-2-wpxkqzvb', email: 'wpxkqzvb2@gmail.com' }),

@@ -110,6 +110,11 @@ export const SHAPES: readonly (readonly string[])[] = [
     'corroborated',
     'resolution_rung',
   ],
+  // 48-51: a generated-mailbox sign-up's history (the wave's counts) and gibberish_wave's evidence
+  ['ipAccounts', 'device', 'mailboxAccounts', 'account', 'generatedMailboxes'],
+  ['ipAccounts', 'device', 'mailboxAccounts', 'account', 'generatedMailboxes', 'attributes'],
+  ['recent', 'recentEvents', 'sameHours', 'sameHoursEvents'],
+  ['recent', 'expected', 'window_hours', 'threshold'],
 ]
 
 /** Candidate shapes by their first key. */
