@@ -8,16 +8,10 @@ import {
   RESTART_FRAMES,
   RESTART_LATE_FRAMES,
   RESTART_LATE_PENDING,
+  RESTART_LIMITS,
   RESTART_MAX_PENDING,
   shouldRestart,
 } from '../../src/store/engine/checkpointer.js'
-
-const LIMITS = {
-  restartFrames: RESTART_FRAMES,
-  maxPending: RESTART_MAX_PENDING,
-  lateFrames: RESTART_LATE_FRAMES,
-  latePending: RESTART_LATE_PENDING,
-}
 
 describe('when the checkpoint worker restarts the WAL', () => {
   const rows: [string, number, number, boolean][] = [
@@ -39,7 +33,7 @@ describe('when the checkpoint worker restarts the WAL', () => {
     ],
   ]
   it.each(rows)('%s', (_name, log, checkpointed, restart) => {
-    expect(shouldRestart({ log, checkpointed }, LIMITS)).toBe(restart)
+    expect(shouldRestart({ log, checkpointed }, RESTART_LIMITS)).toBe(restart)
   })
 })
 

@@ -261,7 +261,8 @@ export function withOneBrowserAccounts(
   rows: DeviceHistoryRows,
   standardized: boolean,
 ): DeviceHistory {
-  if (h.rung === 3 || standardized || !rows.oneBrowser || rows.fingerprintIps < ONE_BROWSER_MIN_IPS) return h
+  // Rung 3 links nothing, so its rows never show one browser.
+  if (standardized || !rows.oneBrowser || rows.fingerprintIps < ONE_BROWSER_MIN_IPS) return h
   if (rows.fingerprintAccounts <= h.accounts) return h
   return { ...h, accounts: rows.fingerprintAccounts, accountsOneBrowser: rows.fingerprintAccounts }
 }

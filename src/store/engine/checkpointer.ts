@@ -20,6 +20,14 @@ export const RESTART_MAX_PENDING = 256
 export const RESTART_LATE_FRAMES = 65_536
 export const RESTART_LATE_PENDING = 2_048
 
+/** The bounds above as the worker receives them. */
+export const RESTART_LIMITS = {
+  restartFrames: RESTART_FRAMES,
+  maxPending: RESTART_MAX_PENDING,
+  lateFrames: RESTART_LATE_FRAMES,
+  latePending: RESTART_LATE_PENDING,
+}
+
 export interface WalState {
   /** Frames in the WAL, and how many of them are already copied into the database file. */
   log: number
@@ -30,10 +38,7 @@ export interface WalState {
  * Whether to RESTART the WAL after a PASSIVE pass left it in `r`. Written as a self-contained function:
  * the worker runs its source (`String(shouldRestart)`).
  */
-export function shouldRestart(
-  r: WalState,
-  l: { restartFrames: number; maxPending: number; lateFrames: number; latePending: number },
-): boolean {
+export function shouldRestart(r: WalState, l: typeof RESTART_LIMITS): boolean {
   if (r.log <= l.restartFrames) return false
   const pending = r.log - r.checkpointed
   return pending <= (r.log > l.lateFrames ? l.latePending : l.maxPending)
@@ -46,7 +51,7 @@ export function shouldRestart(
 // but RESTART holds the writer lock while it copies what is left and waits for readers: it runs only
 // right after a PASSIVE pass that left little to copy, and gives up after a few milliseconds of waiting.
 // (A RESTART of a 40k-frame WAL on a 1M-event database held writers past the 2 s budget: requests got 503;
-// one of up to 2,048 frames put a 1,000,000-event file's Poisson p99 at 38-95 ms, of up to 256 at 4.2 ms.)
+// one of up to 2,048 frames put a 1,000,000-event file's Poisson p99 at 38-95 ms, of up to 256 at 4.2-5.9 ms.)
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads')
 const shouldRestart = ${String(shouldRestart)}
@@ -57,7 +62,7 @@ const tick = () => {
     db.pragma('busy_timeout = 200')
     let [r] = db.pragma('wal_checkpoint(PASSIVE)')
     // A second pass copies what was committed during the first, so that little is left for RESTART.
-    if (r && r.log > workerData.restartFrames) [r] = db.pragma('wal_checkpoint(PASSIVE)')
+    if (r && r.log > workerData.limits.restartFrames) [r] = db.pragma('wal_checkpoint(PASSIVE)')
     if (!r || !shouldRestart(r, workerData.limits)) return
     db.pragma('busy_timeout = 5')
     db.pragma('wal_checkpoint(RESTART)')
@@ -81,18 +86,7 @@ export class Checkpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3')
     this.worker = new Worker(WORKER, {
       eval: true,
-      workerData: {
-        file,
-        driver,
-        everyMs,
-        restartFrames: RESTART_FRAMES,
-        limits: {
-          restartFrames: RESTART_FRAMES,
-          maxPending: RESTART_MAX_PENDING,
-          lateFrames: RESTART_LATE_FRAMES,
-          latePending: RESTART_LATE_PENDING,
-        },
-      },
+      workerData: { file, driver, everyMs, limits: RESTART_LIMITS },
     })
     this.worker.unref()
     this.worker.on('error', () => {
