@@ -1,9 +1,10 @@
+import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type BatchOp, none, type Op, q, together, type Work } from '../../src/store/engine/db.js'
 import { composeBatch } from '../../src/store/engine/pg-batch.js'
 import type { Store } from '../../src/store/index.js'
 import { type Engine, openTestStore } from '../helpers/build.js'
-import { pgAvailable } from '../helpers/pg.js'
+import { pgAvailable, TEMPLATE_SCHEMA } from '../helpers/pg.js'
 
 const hasPg = await pgAvailable()
 
@@ -143,4 +144,69 @@ describe.each<Engine>(['sqlite', 'postgres'])('a batch on %s', (engine) => {
       expect(await store.db.get('SELECT k FROM bt WHERE k = ?', ['d'])).toBeUndefined()
     },
   )
+})
+
+describe('a batch on postgres, with rows another transaction holds', () => {
+  let cleanup: (() => Promise<void>) | undefined
+  afterEach(async () => {
+    await cleanup?.()
+    cleanup = undefined
+  })
+
+  // The group's end relies on this (services/runtime/group-writer.ts): its meter and counter upserts are
+  // one batch, and usage rows must be locked before counter rows in every transaction.
+  it.skipIf(!hasPg)('locks the rows of its parts in the parts’ order', async () => {
+    const s = await openTestStore('postgres')
+    cleanup = s.cleanup
+    const db = s.store.db
+    await db.exec('CREATE TABLE bo_first (k TEXT PRIMARY KEY, n BIGINT NOT NULL)')
+    await db.exec('CREATE TABLE bo_second (k TEXT PRIMARY KEY, n BIGINT NOT NULL)')
+    await db.exec("INSERT INTO bo_first VALUES ('a', 0); INSERT INTO bo_second VALUES ('a', 0)")
+    const client = async () => {
+      const c = new pg.Client({ connectionString: s.pgUrl })
+      await c.connect()
+      await c.query(`SET search_path = ${TEMPLATE_SCHEMA}`)
+      return c
+    }
+    const upsert = (table: string) =>
+      q.run(`INSERT INTO ${table} (k, n) VALUES (?, 1) ON CONFLICT (k) DO UPDATE SET n = ${table}.n + 1`, [
+        'a',
+      ])
+    /** Whether the batch held the first part's row while it waited for the second part's row. */
+    const firstHeldWhileWaiting = async (order: 'first, second' | 'second, first') => {
+      const holder = await client()
+      const probe = await client()
+      try {
+        await holder.query('BEGIN')
+        await holder.query("UPDATE bo_second SET n = n + 1 WHERE k = 'a'")
+        const parts = order === 'first, second' ? ['bo_first', 'bo_second'] : ['bo_second', 'bo_first']
+        let settled = false
+        const batch = db
+          .tx(() => together(...parts.map(upsert)))
+          .finally(() => {
+            settled = true
+          })
+        // The batch waits for bo_second's row: poll until it does (no fixed sleep).
+        while (!settled) {
+          const r = await probe.query(
+            "SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+          )
+          if (r.rows[0].n > 0) break
+        }
+        expect(settled).toBe(false)
+        let held = false
+        await probe.query("SELECT k FROM bo_first WHERE k = 'a' FOR UPDATE NOWAIT").catch(() => {
+          held = true
+        })
+        await holder.query('ROLLBACK')
+        expect(await batch).toEqual([1, 1])
+        return held
+      } finally {
+        await holder.end()
+        await probe.end()
+      }
+    }
+    expect(await firstHeldWhileWaiting('first, second')).toBe(true)
+    expect(await firstHeldWhileWaiting('second, first')).toBe(false)
+  })
 })

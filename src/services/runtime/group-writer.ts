@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks'
 import { ApiError } from '../../errors.js'
 import { NO_SIGNALS, type Signals } from '../../observability/signals.js'
 import type { UsageStore } from '../../store/access/usage.js'
-import type { Db, Work } from '../../store/engine/db.js'
+import { type Db, together, type Work } from '../../store/engine/db.js'
 import { lockEntities } from '../../store/engine/entity-locks.js'
 import { GroupCounters } from '../../store/events/aggregates.js'
 import { GroupMeter, MeterOvertaken } from '../../store/events/group-meter.js'
@@ -172,9 +172,9 @@ export class GroupWriter {
           outcomes.push({ ok: false, error })
         }
       }
-      // Usage rows before counter rows, in every group and mode: transactions lock them in one order.
-      yield* meter.flush()
-      yield* counters.flush()
+      // One batch (one statement on PostgreSQL) whose parts lock rows in their order: usage rows before
+      // counter rows, in every group and mode, so transactions lock them in one order.
+      yield* together(meter.flush(), counters.flush())
     })
   }
 }

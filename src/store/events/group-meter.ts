@@ -1,6 +1,6 @@
 import { TenantGone } from '../access/tenant-hold.js'
 import type { UsageStore } from '../access/usage.js'
-import type { Work } from '../engine/db.js'
+import { together, type Work } from '../engine/db.js'
 
 interface Tally {
   tenantId: string
@@ -67,15 +67,20 @@ export class GroupMeter {
     return true
   }
 
-  /** Writes the accepted units; throws MeterOvertaken (the caller rolls back) when they no longer fit. */
+  /**
+   * Writes the accepted units, one batch for every tenant and month, sorted (a batch's parts lock their
+   * rows in order: store/engine/pg-batch.ts); throws MeterOvertaken (the caller rolls back) when they no
+   * longer fit.
+   */
   *flush(): Work<void> {
     const tallies = [...this.tallies.values()]
       .filter((t) => t.units > 0)
       .sort((a, b) => (keyOf(a.tenantId, a.period) < keyOf(b.tenantId, b.period) ? -1 : 1))
-    for (const t of tallies) {
-      if (!(yield* this.usage.meter(t.tenantId, t.period, t.units, t.quota))) {
-        throw new MeterOvertaken([...this.tallies.values()].map((x) => [x.tenantId, x.period] as const))
-      }
+    const fitted = yield* together<boolean[]>(
+      ...tallies.map((t) => this.usage.meter(t.tenantId, t.period, t.units, t.quota)),
+    )
+    if (fitted.some((ok) => !ok)) {
+      throw new MeterOvertaken([...this.tallies.values()].map((x) => [x.tenantId, x.period] as const))
     }
   }
 
