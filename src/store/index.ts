@@ -78,7 +78,7 @@ export class Store {
     this.attributeCounts = new AttributeCountStore(db)
     this.privacy = new PrivacyStore(db, inv)
     this.devices = new DeviceStore(db)
-    this.beacons = new BeaconStore(db)
+    this.beacons = new BeaconStore(db, inv)
     this.ja4 = new Ja4Store(db)
     this.leases = new LeaseStore(db)
     this.retention = new RetentionStore(db)

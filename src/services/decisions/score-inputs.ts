@@ -7,7 +7,7 @@ import type { AttributeSpecs } from '../../scoring/rules/types.js'
 import type { ConfigOverrides, ScoringConfig } from '../../scoring/tenant-config.js'
 import type { DeviceFlags, ListMatch, TlsSignals } from '../../scoring/types.js'
 import type { BeaconObservation } from '../../store/devices/beacons.js'
-import { together } from '../../store/engine/db.js'
+import { none, together } from '../../store/engine/db.js'
 import type { EventAttributes } from '../../store/events/scored-event.js'
 import type { ListKey } from '../../store/rules/lists.js'
 import type { StoredConfig } from '../../store/rules/tenant-config.js'
@@ -171,6 +171,8 @@ export async function prepareEvent(
   const zone = present(body.timezone)
   const now = ctx.clock.now()
   const visitId = present(body.visit_id)
+  // A tenant that never sent a beacon has none to bind (a memory read after the first score).
+  const beacons = deviceId !== null && (await ctx.store.beacons.anySent(ctx.tenant.id))
   const [matches, stored, network, rates, [resolved, beacon, session]] = await Promise.all([
     ctx.store.lists.match(ctx.tenant.id, listKeys, now, ip?.rangeKeys ?? undefined),
     storedConfig ? Promise.resolve(storedConfig) : ctx.store.config.cached(ctx.tenant.id),
@@ -190,8 +192,10 @@ export async function prepareEvent(
           },
           now,
         ),
-        bindBeacon(ctx, { deviceId, ip: ip?.parsed ?? null, ipHash: ip?.hash ?? null, visitId }, now),
-        beaconSession(ctx, { deviceId, visitId }, now - TIMELINE_WINDOW_MS),
+        beacons
+          ? bindBeacon(ctx, { deviceId, ip: ip?.parsed ?? null, ipHash: ip?.hash ?? null, visitId }, now)
+          : none(null),
+        beacons ? beaconSession(ctx, { deviceId, visitId }, now - TIMELINE_WINDOW_MS) : none(null),
       ),
     ),
   ])

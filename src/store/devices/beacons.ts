@@ -1,5 +1,6 @@
 import type { ConnectionClass } from '../../scoring/types.js'
-import { type Db, q, type Work } from '../engine/db.js'
+import { type Db, q, together, type Work } from '../engine/db.js'
+import { Cached, type Invalidation, tenantScoped } from '../engine/invalidation.js'
 import { Ja4Store } from './ja4.js'
 
 /** One beacon the browser library sent: what verdict saw of the browser itself. */
@@ -77,18 +78,56 @@ function* insert(o: BeaconObservation): Work<number> {
   )
 }
 
+/** The topic that drops a tenant's cached "has sent a beacon" (store/engine/invalidation.ts). */
+const topic = (tenantId: string) => `beacons:${tenantId}`
+
+/**
+ * Marks the tenant's first beacon (migration 35); only that one changes the row, and only then are the
+ * other processes told, so a beacon costs no notification after the first.
+ */
+function* markFirst(tenantId: string, createdMs: number, inv: Invalidation): Work<void> {
+  const changed = yield* q.run(
+    'UPDATE tenants SET first_beacon_ms = ? WHERE id = ? AND first_beacon_ms IS NULL',
+    [createdMs, tenantId],
+  )
+  if (changed > 0) yield* inv.touch(topic(tenantId))
+}
+
 export class BeaconStore {
-  constructor(private readonly db: Db) {}
+  private readonly sent: Cached<string, boolean>
+
+  constructor(
+    private readonly db: Db,
+    private readonly inv: Invalidation,
+  ) {
+    this.sent = new Cached(inv, tenantScoped('beacons'))
+  }
+
+  /**
+   * Whether the tenant has ever sent a beacon, from memory. Scores of a tenant that has not (an
+   * integration without the browser library) skip the beacon reads: one statement fewer per score. A
+   * first beacon recorded by another process drops the cached answer (its invalidation).
+   */
+  anySent(tenantId: string): Promise<boolean> {
+    return this.sent.get(tenantId, async () => {
+      const r = await this.db.get<{ first: number | null }>(
+        'SELECT first_beacon_ms AS first FROM tenants WHERE id = ?',
+        [tenantId],
+      )
+      return r !== undefined && r.first !== null
+    })
+  }
 
   /**
    * Records the beacon and, when it has a JA4, counts it for that JA4 in the same transaction; `spoofing`
    * (whether its flags show a faked identity) goes only into that count (store/devices/ja4.ts).
    */
   async add(o: BeaconObservation & { spoofing: boolean; meter?: Work<void> }): Promise<void> {
+    const inv = this.inv
     await this.db.tx(function* () {
       // The tenant's usage first: over quota, nothing is written.
       if (o.meter) yield* o.meter
-      yield* insert(o)
+      yield* together(insert(o), markFirst(o.tenantId, o.createdMs, inv))
       if (o.ja4) yield* Ja4Store.count(o.tenantId, o.ja4, o.createdMs, o.spoofing)
     })
   }

@@ -3,8 +3,9 @@ import { q, type Work } from './db.js'
 
 /**
  * What a cached read depends on: `keys` (API keys and tenant settings), `lists:<tenant>`,
- * `config:<tenant>`, `suppressions:<tenant>`, `webhooks:<tenant>` (the event types its endpoints
- * subscribe to), `flags` (the shared network), `traps`, or `*` (all).
+ * `config:<tenant>`, `suppressions:<tenant>`, `beacons:<tenant>` (whether it ever sent a beacon),
+ * `webhooks:<tenant>` (the event types its endpoints subscribe to), `flags` (the shared network),
+ * `traps`, or `*` (all).
  */
 export type Topic = string
 

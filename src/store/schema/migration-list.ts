@@ -701,4 +701,15 @@ ALTER TABLE webhook_messages ADD COLUMN phone_hash TEXT;
     sql: DROP_TENANT_KEYS,
     only: 'postgres',
   },
+  {
+    version: 35,
+    name: 'the time a tenant sent its first beacon',
+    // A tenant that never sent a beacon has none for a score to bind: its scores skip the beacon reads
+    // (store/devices/beacons.ts). Set by the first beacon and never cleared, so a process that read
+    // "none" can only be out of date until that first beacon's invalidation reaches it.
+    sql: `
+ALTER TABLE tenants ADD COLUMN first_beacon_ms BIGINT;
+UPDATE tenants SET first_beacon_ms = (SELECT MIN(created_ms) FROM beacon_observations b WHERE b.tenant_id = tenants.id);
+`,
+  },
 ]
