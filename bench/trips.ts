@@ -1,14 +1,15 @@
 /**
- * `node dist/bench/trips.js [--sqlite] [events] [group sizes…]` (`npm run bench:trips`): what a scored
- * event costs in statements, counted rather than timed, so the figure does not depend on how busy the
- * machine is. The server runs in this process against a fresh PostgreSQL schema (VERDICT_BENCH_PG,
+ * `node dist/bench/trips.js [--sqlite] [--tokens] [events] [group sizes…]` (`npm run bench:trips`): what
+ * a scored event costs in statements, counted rather than timed, so the figure does not depend on how busy
+ * the machine is. The server runs in this process against a fresh PostgreSQL schema (VERDICT_BENCH_PG,
  * default the local `test` database) or, with --sqlite, a fresh SQLite file, and the score mix is posted
- * in groups of G concurrent requests. Printed per group size: statements per event (on PostgreSQL each is
- * a round trip, BEGIN and COMMIT included) and by statement, with the wall time around each (on SQLite
- * that is CPU of the event loop; on PostgreSQL it includes the round trip); on PostgreSQL also the bytes
- * each table and index grew by per event, the events row's stored size and how many rows PostgreSQL
- * compressed (TOAST, backend CPU); and the CPU per event of this process and of its backends (compare
- * those only with another build run in the same minutes).
+ * in groups of G concurrent requests (with --tokens each replaying its fingerprint's device token: rung
+ * 1). Printed per group size: statements per event (on PostgreSQL each is a round trip, BEGIN and COMMIT
+ * included) and by statement, with the wall time around each (on SQLite that is CPU of the event loop; on
+ * PostgreSQL it includes the round trip); on PostgreSQL also the bytes each table and index grew by per
+ * event, the events row's stored size and how many rows PostgreSQL compressed (TOAST, backend CPU); and
+ * the CPU per event of this process and of its backends (compare those only with another build run in
+ * the same minutes).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -76,6 +77,26 @@ async function sizes(c: pg.Client, schema: string): Promise<Map<string, number>>
   return new Map([...r.rows, ...toast.rows].map((x) => [x.name, Number(x.bytes)]))
 }
 
+/**
+ * With --tokens: every body replays the device token the first score of its fingerprint returned (rung 1,
+ * a browser that keeps its cookie); those first scores are made before the measured ones.
+ */
+async function withTokens(post: Post, bodies: Record<string, unknown>[]): Promise<object[]> {
+  const tokens = new Map<string, string>()
+  for (const id of new Set(bodies.map((b) => b['device_id']))) {
+    if (typeof id !== 'string') continue
+    const res = await post({ event: 'signup', device_id: id, ip: '73.11.1.1' })
+    const token = (res.json() as { device_token?: string }).device_token
+    if (token) tokens.set(id, token)
+  }
+  return bodies.map((b) => {
+    const token = tokens.get(String(b['device_id']))
+    return token ? { ...b, device_token: token } : b
+  })
+}
+
+type Post = (b: object) => Promise<{ statusCode: number; body: string; json: () => unknown }>
+
 async function measureSqlite(events: number, group: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'verdict-trips-'))
   const store = await openStore({ kind: 'sqlite', file: join(dir, 'trips.db') })
@@ -83,9 +104,10 @@ async function measureSqlite(events: number, group: number): Promise<string> {
   const trips = countTrips(store.db)
   try {
     for (const b of scoreBodies(200)) await post(b)
+    const bodies = tokens ? await withTokens(post, scoreBodies(events)) : scoreBodies(events)
     trips.reset()
     const cpu0 = process.cpuUsage()
-    await postAll(post, scoreBodies(events), group)
+    await postAll(post, bodies, group)
     const cpu = process.cpuUsage(cpu0)
     return report(
       events,
@@ -100,11 +122,7 @@ async function measureSqlite(events: number, group: number): Promise<string> {
   }
 }
 
-async function postAll(
-  post: (b: object) => Promise<{ statusCode: number; body: string }>,
-  bodies: object[],
-  group: number,
-): Promise<void> {
+async function postAll(post: Post, bodies: object[], group: number): Promise<void> {
   for (let i = 0; i < bodies.length; i += group) {
     const res = await Promise.all(bodies.slice(i, i + group).map(post))
     for (const r of res)
@@ -140,11 +158,12 @@ async function measure(events: number, group: number): Promise<string> {
   const backends = await watchBackends(URL, appName)
   try {
     for (const b of scoreBodies(200)) await post(b)
+    const bodies = tokens ? await withTokens(post, scoreBodies(events)) : scoreBodies(events)
     const before = await sizes(admin, bench.schema)
     trips.reset()
     await backends.start()
     const cpu0 = process.cpuUsage()
-    await postAll(post, scoreBodies(events), group)
+    await postAll(post, bodies, group)
     const cpu = process.cpuUsage(cpu0)
     const backendMs = await backends.stop()
     const t = trips.take()
@@ -185,7 +204,9 @@ async function measure(events: number, group: number): Promise<string> {
   }
 }
 
-const args = process.argv.slice(2)
+const all = process.argv.slice(2)
+const tokens = all.includes('--tokens')
+const args = all.filter((a) => a !== '--tokens')
 const sqlite = args[0] === '--sqlite'
 const [n = '3000', ...groups] = sqlite ? args.slice(1) : args
 for (const g of groups.length ? groups : ['1', '32'])
