@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { build, type Engine, type Harness } from '../helpers/build.js'
+import { pgAvailable } from '../helpers/pg.js'
+
+// A batch decides a row beside the one before it when the two share no entity (store/engine/overlap.ts).
+// Whatever pairs it forms, every row must be decided as if the rows came one request at a time: the same
+// rows, heavily overlapping in IPs (an IPv6 /64 included), fingerprints, accounts and mailboxes, go to one
+// tenant as a batch and to another one by one, and every decision must match.
+const hasPg = await pgAvailable()
+
+/** A seeded mix drawn from small pools, so rows share entities often but not always. */
+function rows(count: number, seed: number): Record<string, unknown>[] {
+  let x = seed
+  const rnd = (n: number) => {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0
+    return (x >>> 8) % n
+  }
+  const ips = [
+    '73.162.10.20',
+    '79.200.1.1',
+    '2003:e1::1',
+    '2003:e1::2',
+    '24.5.1.1',
+    '185.220.101.1',
+    '8.8.8.8',
+  ]
+  const mails = [
+    'maria.garcia@gmail.com',
+    'mariagarcia+x@gmail.com',
+    'li.wei@outlook.com',
+    'k.tanaka@yahoo.com',
+  ]
+  return Array.from({ length: count }, (_, i) => {
+    const row: Record<string, unknown> = { event: ['signup', 'login', 'checkout'][rnd(3)] }
+    if (rnd(6) > 0)
+      row['ip'] =
+        rnd(4) === 0 ? `${30 + rnd(150)}.${rnd(250)}.${rnd(250)}.${1 + rnd(250)}` : ips[rnd(ips.length)]
+    if (rnd(5) > 0) row['user_id'] = rnd(3) === 0 ? `u-${i}` : `u${rnd(8)}`
+    if (rnd(3) > 0) row['email'] = rnd(3) === 0 ? `new${i}@example.org` : mails[rnd(mails.length)]
+    if (rnd(5) > 0) row['device_id'] = rnd(3) === 0 ? `fp-${i}` : `fp${rnd(6)}`
+    if (rnd(4) === 0) row['event_country'] = ['US', 'DE'][rnd(2)]
+    return row
+  })
+}
+
+/** A decision without what names the event or a device identity (new identities are random per tenant). */
+function decision(r: Record<string, unknown>) {
+  const d = r['device'] as Record<string, unknown> | undefined
+  return {
+    score: r['score'],
+    verdict: r['verdict'],
+    reasons: r['reasons'],
+    checks: r['checks'],
+    device: d && {
+      rung: d['resolution_rung'],
+      accounts: d['account_count'],
+      sameNetwork: d['account_count_same_network'],
+      ips: d['distinct_ips'],
+    },
+  }
+}
+
+describe.each<Engine>(['sqlite', 'postgres'])('a batch on %s', (engine) => {
+  let h: Harness
+  beforeAll(async () => {
+    if (engine === 'postgres' && !hasPg) return
+    h = await build({ engine })
+  })
+  afterAll(async () => {
+    await h?.close()
+  })
+
+  it.skipIf(engine === 'postgres' && !hasPg)(
+    'decides every row as the same rows sent one at a time',
+    async () => {
+      const batched = await h.tenant({ rateLimit: 100_000 })
+      const single = await h.tenant({ rateLimit: 100_000 })
+      // The same history for both, two days old, so that accounts are established (takeover can fire).
+      for (const row of rows(120, 3))
+        for (const t of [batched, single]) {
+          const r = await h.app.inject({ method: 'POST', url: '/v1/score', headers: t.headers, payload: row })
+          expect(r.statusCode, r.body).toBe(200)
+        }
+      h.clock.advance(2 * 86_400_000)
+      const mix = rows(240, 7)
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/v1/batch/score',
+        headers: batched.headers,
+        payload: { rows: mix },
+      })
+      expect(res.statusCode, res.body).toBe(200)
+      const fromBatch = (res.json().results as Record<string, unknown>[]).map(decision)
+      const oneByOne = []
+      for (const row of mix) {
+        const r = await h.app.inject({
+          method: 'POST',
+          url: '/v1/score',
+          headers: single.headers,
+          payload: row,
+        })
+        expect(r.statusCode, r.body).toBe(200)
+        oneByOne.push(decision(r.json()))
+      }
+      fromBatch.forEach((d, i) => {
+        expect(d, `row ${i}: ${JSON.stringify(mix[i])}`).toEqual(oneByOne[i])
+      })
+      // The mix is not trivial: rows share history and fire reuse and velocity signals.
+      const fired = new Set(fromBatch.flatMap((d) => d.reasons as string[]))
+      expect(fired).toContain('device_reuse')
+      expect(fired).toContain('mailbox_reuse')
+      expect(fired).toContain('account_takeover')
+    },
+  )
+
+  it.skipIf(engine === 'postgres' && !hasPg)(
+    "an account's rows see each other even when nothing else is shared",
+    async () => {
+      const batched = await h.tenant({ rateLimit: 100_000 })
+      const single = await h.tenant({ rateLimit: 100_000 })
+      const home = { event: 'login', user_id: 'acct', device_id: 'fp-home', ip: '73.162.10.20' }
+      for (const t of [batched, single])
+        for (let i = 0; i < 2; i++) {
+          const r = await h.app.inject({
+            method: 'POST',
+            url: '/v1/score',
+            headers: t.headers,
+            payload: home,
+          })
+          expect(r.statusCode, r.body).toBe(200)
+        }
+      h.clock.advance(2 * 86_400_000)
+      // Each row: the same account, a new device, another country, another address: only the account
+      // is shared, and each row's takeover evidence counts the allowed rows before it.
+      const mix = [
+        { event: 'login', user_id: 'acct', device_id: 'fp-a', ip: '79.200.1.1' },
+        { event: 'login', user_id: 'acct', device_id: 'fp-b', ip: '86.11.5.5' },
+        { event: 'login', user_id: 'acct', device_id: 'fp-c', ip: '90.11.5.5' },
+      ]
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/v1/batch/score',
+        headers: batched.headers,
+        payload: { rows: mix },
+      })
+      expect(res.statusCode, res.body).toBe(200)
+      const fromBatch = (res.json().results as Record<string, unknown>[]).map(decision)
+      const oneByOne = []
+      for (const row of mix) {
+        const r = await h.app.inject({
+          method: 'POST',
+          url: '/v1/score',
+          headers: single.headers,
+          payload: row,
+        })
+        oneByOne.push(decision(r.json()))
+      }
+      expect(fromBatch).toEqual(oneByOne)
+      expect(fromBatch.every((d) => (d.reasons as string[]).includes('account_takeover'))).toBe(true)
+    },
+  )
+})
