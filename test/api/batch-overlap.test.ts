@@ -91,7 +91,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('a batch on %s', (engine) => {
       })
       expect(res.statusCode, res.body).toBe(200)
       const fromBatch = (res.json().results as Record<string, unknown>[]).map(decision)
-      const oneByOne = []
+      const oneByOne: ReturnType<typeof decision>[] = []
       for (const row of mix) {
         const r = await h.app.inject({
           method: 'POST',
@@ -145,7 +145,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('a batch on %s', (engine) => {
       })
       expect(res.statusCode, res.body).toBe(200)
       const fromBatch = (res.json().results as Record<string, unknown>[]).map(decision)
-      const oneByOne = []
+      const oneByOne: ReturnType<typeof decision>[] = []
       for (const row of mix) {
         const r = await h.app.inject({
           method: 'POST',

@@ -71,6 +71,26 @@ const count = async (store: Store, tenantId: string) =>
 
 describe.each<Engine>(['sqlite', 'postgres'])('group meter on %s', (engine) => {
   it.skipIf(engine === 'postgres' && !hasPg)(
+    'jobs side by side that meet the tenant at once share its reading, and all of them are metered',
+    async () => {
+      const { a } = await twoStores(engine)
+      const { tenantId } = await createTenant(a, new ManualClock(NOW), { name: 'side by side' })
+      const writer = new GroupWriter(a.db, a.usage)
+      const quota = 5
+      // Submitted in one tick: one group, each job beside the one before it (no key in common).
+      const jobs = Array.from({ length: 8 }, (_, i) =>
+        writer.submit(job(a, tenantId, 1, quota), [], [`k${i}`]).catch((e: unknown) => {
+          expect(e).toBeInstanceOf(ApiError)
+          return 0
+        }),
+      )
+      expect((await Promise.all(jobs)).reduce((s, n) => s + n, 0)).toBe(quota)
+      expect(await a.usage.used(tenantId, PERIOD)).toBe(quota)
+      expect(await count(a, tenantId)).toBe(quota)
+    },
+  )
+
+  it.skipIf(engine === 'postgres' && !hasPg)(
     'two writers metering one tenant at once accept exactly the quota and record only what they metered',
     async () => {
       const { a, b } = await twoStores(engine)

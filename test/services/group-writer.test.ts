@@ -84,3 +84,35 @@ describe.skipIf(!hasPg)('group writer on PostgreSQL: parallel groups, one entity
     expect(await Promise.all([a, b])).toEqual(['A', 'B'])
   })
 })
+
+describe.skipIf(!hasPg)('group writer on PostgreSQL: jobs side by side', () => {
+  it('runs a job beside the one before it only when their keys are disjoint', async () => {
+    const { url, schema, drop } = await createDatabase()
+    const store = await openStore({ kind: 'postgres', url }, { pgSchema: schema })
+    cleanups.push(drop, () => store.close())
+    await store.db.exec('CREATE TABLE gw_rows (k TEXT NOT NULL)')
+    const writer = new GroupWriter(store.db, store.usage)
+    const insert = (k: string): Job<number> =>
+      function* () {
+        return yield* q.run('INSERT INTO gw_rows (k) VALUES (?)', [k])
+      }
+    const countOf = (k: string): Job<number> =>
+      function* () {
+        return Number((yield* q.get<{ n: number }>('SELECT COUNT(*) AS n FROM gw_rows WHERE k = ?', [k]))?.n)
+      }
+    // One tick, one group. Beside each other, a job's read is the same statement as the other's write:
+    // it does not see that row. That is why jobs declare their keys: sharing one, the read comes after.
+    const [, besideIt] = await Promise.all([
+      writer.submit(insert('a'), [], ['x']),
+      writer.submit(countOf('a'), [], ['y']),
+    ])
+    expect(besideIt).toBe(0)
+    const [, after, alone] = await Promise.all([
+      writer.submit(insert('b'), [], ['x']),
+      writer.submit(countOf('b'), [], ['x']),
+      writer.submit(countOf('a'), [], null),
+    ])
+    expect(after).toBe(1)
+    expect(alone).toBe(1)
+  })
+})

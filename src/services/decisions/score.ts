@@ -338,6 +338,8 @@ export async function scoreEvent(
       return { scored: s, out: response }
     },
     entityLocks(ctx, prepared),
+    // A request with an idempotency key runs alone: its claim is a row another request may share.
+    idem === NO_IDEM ? historyKeys(prepared) : null,
   )
   ctx.signals.scored(scored.event.result.verdict, scored.event.result.reasons, ctx.tenant.id)
   if (scored.queued > 0) ctx.webhooks.nudge()

@@ -4,6 +4,7 @@ import { NO_SIGNALS, type Signals } from '../../observability/signals.js'
 import type { UsageStore } from '../../store/access/usage.js'
 import { type Db, together, type Work } from '../../store/engine/db.js'
 import { lockEntities } from '../../store/engine/entity-locks.js'
+import { overlapped } from '../../store/engine/overlap.js'
 import { GroupCounters } from '../../store/events/aggregates.js'
 import { GroupMeter, MeterOvertaken } from '../../store/events/group-meter.js'
 
@@ -19,8 +20,23 @@ interface Pending {
   job: Job<unknown>
   /** Entities whose history the job reads and extends (see store/engine/entity-locks.ts). */
   locks: readonly string[]
+  /** What the job reads and writes, by entity, or null: see `submit`. */
+  keys: readonly string[] | null
   resolve: (v: unknown) => void
   reject: (e: unknown) => void
+}
+
+/**
+ * A job's outcome. A refusal (quota, a taken idempotency key) happens before the job writes anything: the
+ * others go on. Anything else may have left half a job behind, so it fails the whole group.
+ */
+function* settle(work: Work<unknown>): Work<Outcome> {
+  try {
+    return { ok: true, value: yield* work }
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error
+    return { ok: false, error }
+  }
 }
 
 /**
@@ -63,9 +79,13 @@ export class GroupWriter {
     return this.queue.length
   }
 
-  submit<T>(job: Job<T>, locks: readonly string[] = []): Promise<T> {
+  /**
+   * Queues a job for the next group. `keys` name what it reads and writes, by entity: a job runs beside
+   * the job before it in the group when their keys are disjoint (store/engine/overlap.ts); null, alone.
+   */
+  submit<T>(job: Job<T>, locks: readonly string[] = [], keys: readonly string[] | null = null): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ job, locks, resolve: resolve as (v: unknown) => void, reject })
+      this.queue.push({ job, locks, keys, resolve: resolve as (v: unknown) => void, reject })
       if (!this.pumping && this.running < this.parallel) {
         // Jobs submitted in the same tick join one group.
         this.pumping = true
@@ -162,16 +182,14 @@ export class GroupWriter {
       const meter = new GroupMeter(usage, exact !== null)
       if (exact) yield* meter.lock(exact)
       const counters = new GroupCounters()
-      for (const item of group) {
-        try {
-          outcomes.push({ ok: true, value: yield* item.job(counters, meter) })
-        } catch (error) {
-          // A refusal (quota) happens before the job writes anything: the others go on. Anything
-          // else may have left half a job behind, so the whole group is rolled back.
-          if (!(error instanceof ApiError)) throw error
-          outcomes.push({ ok: false, error })
-        }
-      }
+      // In order; a job that shares no entity with the job before it runs beside it.
+      outcomes.push(
+        ...(yield* overlapped(
+          group,
+          (item) => item.keys,
+          (item) => settle(item.job(counters, meter)),
+        )),
+      )
       // One batch (one statement on PostgreSQL) whose parts lock rows in their order: usage rows before
       // counter rows, in every group and mode, so transactions lock them in one order.
       yield* together(meter.flush(), counters.flush())

@@ -93,8 +93,13 @@ export class GroupMeter {
         ? yield* this.usage.lockedReading(tenantId, period)
         : yield* this.usage.reading(tenantId, period)
       if (used === null) return undefined
-      t = { tenantId, period, used, units: 0, quota }
-      this.tallies.set(key, t)
+      // Two jobs of the tenant side by side (store/engine/overlap.ts) read it in one statement: the
+      // second finds the first's tally, with the units it has taken since.
+      t = this.tallies.get(key)
+      if (!t) {
+        t = { tenantId, period, used, units: 0, quota }
+        this.tallies.set(key, t)
+      }
     }
     return t
   }
