@@ -28,7 +28,7 @@ function rows(count: number, seed: number): Record<string, unknown>[] {
     'maria.garcia@gmail.com',
     'mariagarcia+x@gmail.com',
     'li.wei@outlook.com',
-    'k.tanaka@yahoo.com',
+    'xkqzvbwp@yahoo.com',
   ]
   return Array.from({ length: count }, (_, i) => {
     const row: Record<string, unknown> = { event: ['signup', 'login', 'checkout'][rnd(3)] }
@@ -157,6 +157,51 @@ describe.each<Engine>(['sqlite', 'postgres'])('a batch on %s', (engine) => {
       }
       expect(fromBatch).toEqual(oneByOne)
       expect(fromBatch.every((d) => (d.reasons as string[]).includes('account_takeover'))).toBe(true)
+    },
+  )
+
+  it.skipIf(engine === 'postgres' && !hasPg)(
+    'a wave of generated mailboxes counts the batch’s earlier rows',
+    async () => {
+      const batched = await h.tenant({ rateLimit: 100_000 })
+      const single = await h.tenant({ rateLimit: 100_000 })
+      const locals = [
+        'xkqzvbwp',
+        'qzvxkwtp',
+        'vbnqxzrk',
+        'wzqxkvtb',
+        'pxqzvkrw',
+        'kqxzwvbn',
+        'zvqxpkwt',
+        'rqzxvkbw',
+      ]
+      const mix = locals.map((l, i) => ({
+        event: 'signup',
+        user_id: `g${i}`,
+        email: `${l}@gmail.com`,
+        ip: `73.162.${10 + i}.20`,
+        device_id: `fp-g${i}`,
+      }))
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/v1/batch/score',
+        headers: batched.headers,
+        payload: { rows: mix },
+      })
+      expect(res.statusCode, res.body).toBe(200)
+      const fromBatch = (res.json().results as Record<string, unknown>[]).map(decision)
+      const oneByOne: ReturnType<typeof decision>[] = []
+      for (const row of mix) {
+        const r = await h.app.inject({
+          method: 'POST',
+          url: '/v1/score',
+          headers: single.headers,
+          payload: row,
+        })
+        oneByOne.push(decision(r.json()))
+      }
+      expect(fromBatch).toEqual(oneByOne)
+      expect(fromBatch.some((d) => (d.reasons as string[]).includes('gibberish_wave'))).toBe(true)
     },
   )
 })

@@ -72,6 +72,10 @@ function* accountHistory(
   }
 }
 
+/** A sign-up whose mailbox looks machine-generated reads the tenant's recent statistics (`gibberish_wave`). */
+const readsWave = (p: PreparedEvent) =>
+  p.email?.signals?.looksGibberish === true && createsAccount(p.attributes)
+
 /**
  * For a sign-up whose mailbox looks machine-generated, the tenant's recent events with such mailboxes
  * (`gibberish_wave`, docs/scoring.md): the statistics' counts of `gibberish_email` and of all events in
@@ -80,16 +84,19 @@ function* accountHistory(
  */
 function* generatedMailboxes(
   ctx: TenantContext,
+  counters: GroupCounters,
   p: PreparedEvent,
   now: number,
 ): Work<GeneratedMailboxes | null> {
   const a = p.attributes
-  if (p.email?.signals?.looksGibberish !== true || !createsAccount(a)) return null
+  if (!readsWave(p)) return null
   const from = (Math.floor(now / HOUR_MS) - (WAVE_HOURS - 1)) * HOUR_MS
   const c = yield* ctx.store.events.reasonHours(a.tenantId, 'gibberish_email', from, WAVE_HOURS, WAVE_DAYS)
+  // The statistics are written at the group's end: the group's earlier events are still in memory.
+  const pending = counters.pending(a.tenantId, 'gibberish_email', from, from + WAVE_HOURS * HOUR_MS)
   return {
-    recent: c.recent.fired + 1,
-    recentEvents: c.recent.events + 1,
+    recent: c.recent.fired + pending.fired + 1,
+    recentEvents: c.recent.events + pending.events + 1,
     sameHours: c.sameHours.map((h) => h.fired),
     sameHoursEvents: c.sameHours.map((h) => h.events),
   }
@@ -122,7 +129,7 @@ function* scoreAndRecord(
       ? ctx.store.events.mailboxAccounts(a.tenantId, a.emailHash, a.userId, linkedFingerprint)
       : none(null),
     accountHistory(ctx, a, now),
-    generatedMailboxes(ctx, p, now),
+    generatedMailboxes(ctx, counters, p, now),
   )
   const mailboxAccounts = mailbox?.accounts ?? null
   // Counted attributes (a tenant declares at most 5, a list counts each of its strings): their reads
@@ -290,11 +297,13 @@ function entityLocks(ctx: TenantContext, p: PreparedEvent): string[] {
  * What an event's history reads and its record writes, by entity: its velocity key and IP, its
  * fingerprint and device identity, its account and its mailbox. Two events with none in common read
  * nothing the other writes (store/engine/overlap.ts). The rest of what an event reads is written only at
- * the group's end (statistics) or before the transaction. Null (alone) for an event with counted
- * attributes: their rows are upserted one at a time in a fixed order, which a batch would not keep.
+ * the group's end (statistics, which the group's own events add to from memory) or before the
+ * transaction. Null (alone) for an event with counted attributes (their rows are upserted one at a time
+ * in a fixed order, which a batch would not keep) and for one that reads the tenant's statistics.
  */
 function historyKeys(p: PreparedEvent): string[] | null {
-  if (p.counted.length > 0) return null
+  // A wave's count is the tenant's: every event of the group before it must have been counted.
+  if (p.counted.length > 0 || readsWave(p)) return null
   const a = p.attributes
   const keys: string[] = []
   const ipKey = velocityKey(a)

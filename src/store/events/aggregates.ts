@@ -82,6 +82,21 @@ export class GroupCounters {
   private readonly rollups = new Map<string, Rollup>()
   private readonly asnDays = new Map<string, AsnDay>()
 
+  /**
+   * The group's own events so far, of a tenant in the hours from `fromMs` up to `toMs`: how many, and
+   * how many fired `reason` (what the statistics will hold once the group has written them).
+   */
+  pending(tenantId: string, reason: string, fromMs: number, toMs: number): { events: number; fired: number } {
+    let events = 0
+    let fired = 0
+    for (const r of this.rollups.values()) {
+      if (r.tenantId !== tenantId || r.hourMs < fromMs || r.hourMs >= toMs) continue
+      if (r.reason === '') events += r.n
+      else if (r.reason === reason) fired += r.n
+    }
+    return { events, fired }
+  }
+
   /** What one recorded event adds to the rollups and, when it has an ASN, to the ASN's day. */
   add(s: ScoredEvent): void {
     const { tenantId, asn } = s.attributes
