@@ -60,6 +60,37 @@ function decision(r: Record<string, unknown>) {
   }
 }
 
+/** Two fresh tenants of `h` and a way to send the same rows to one as a batch and to the other one by one. */
+async function pair(h: Harness) {
+  const batched = await h.tenant({ rateLimit: 100_000 })
+  const single = await h.tenant({ rateLimit: 100_000 })
+  const send = async (headers: Record<string, string>, row: object) => {
+    const r = await h.app.inject({ method: 'POST', url: '/v1/score', headers, payload: row })
+    expect(r.statusCode, r.body).toBe(200)
+    return r.json() as Record<string, unknown>
+  }
+  return {
+    /** The same rows one by one to both tenants (a shared history). */
+    history: async (mix: object[]) => {
+      for (const row of mix) for (const t of [batched, single]) await send(t.headers, row)
+    },
+    /** The rows as one batch to the first tenant and one at a time to the second: both decisions. */
+    compare: async (mix: object[]) => {
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/v1/batch/score',
+        headers: batched.headers,
+        payload: { rows: mix },
+      })
+      expect(res.statusCode, res.body).toBe(200)
+      const fromBatch = (res.json().results as Record<string, unknown>[]).map(decision)
+      const oneByOne: ReturnType<typeof decision>[] = []
+      for (const row of mix) oneByOne.push(decision(await send(single.headers, row)))
+      return { fromBatch, oneByOne }
+    },
+  }
+}
+
 describe.each<Engine>(['sqlite', 'postgres'])('a batch on %s', (engine) => {
   let h: Harness
   beforeAll(async () => {
@@ -73,35 +104,12 @@ describe.each<Engine>(['sqlite', 'postgres'])('a batch on %s', (engine) => {
   it.skipIf(engine === 'postgres' && !hasPg)(
     'decides every row as the same rows sent one at a time',
     async () => {
-      const batched = await h.tenant({ rateLimit: 100_000 })
-      const single = await h.tenant({ rateLimit: 100_000 })
+      const p = await pair(h)
       // The same history for both, two days old, so that accounts are established (takeover can fire).
-      for (const row of rows(120, 3))
-        for (const t of [batched, single]) {
-          const r = await h.app.inject({ method: 'POST', url: '/v1/score', headers: t.headers, payload: row })
-          expect(r.statusCode, r.body).toBe(200)
-        }
+      await p.history(rows(120, 3))
       h.clock.advance(2 * 86_400_000)
       const mix = rows(240, 7)
-      const res = await h.app.inject({
-        method: 'POST',
-        url: '/v1/batch/score',
-        headers: batched.headers,
-        payload: { rows: mix },
-      })
-      expect(res.statusCode, res.body).toBe(200)
-      const fromBatch = (res.json().results as Record<string, unknown>[]).map(decision)
-      const oneByOne: ReturnType<typeof decision>[] = []
-      for (const row of mix) {
-        const r = await h.app.inject({
-          method: 'POST',
-          url: '/v1/score',
-          headers: single.headers,
-          payload: row,
-        })
-        expect(r.statusCode, r.body).toBe(200)
-        oneByOne.push(decision(r.json()))
-      }
+      const { fromBatch, oneByOne } = await p.compare(mix)
       fromBatch.forEach((d, i) => {
         expect(d, `row ${i}: ${JSON.stringify(mix[i])}`).toEqual(oneByOne[i])
       })
@@ -116,19 +124,9 @@ describe.each<Engine>(['sqlite', 'postgres'])('a batch on %s', (engine) => {
   it.skipIf(engine === 'postgres' && !hasPg)(
     "an account's rows see each other even when nothing else is shared",
     async () => {
-      const batched = await h.tenant({ rateLimit: 100_000 })
-      const single = await h.tenant({ rateLimit: 100_000 })
+      const p = await pair(h)
       const home = { event: 'login', user_id: 'acct', device_id: 'fp-home', ip: '73.162.10.20' }
-      for (const t of [batched, single])
-        for (let i = 0; i < 2; i++) {
-          const r = await h.app.inject({
-            method: 'POST',
-            url: '/v1/score',
-            headers: t.headers,
-            payload: home,
-          })
-          expect(r.statusCode, r.body).toBe(200)
-        }
+      await p.history([home, home])
       h.clock.advance(2 * 86_400_000)
       // Each row: the same account, a new device, another country, another address: only the account
       // is shared, and each row's takeover evidence counts the allowed rows before it.
@@ -137,24 +135,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('a batch on %s', (engine) => {
         { event: 'login', user_id: 'acct', device_id: 'fp-b', ip: '86.11.5.5' },
         { event: 'login', user_id: 'acct', device_id: 'fp-c', ip: '90.11.5.5' },
       ]
-      const res = await h.app.inject({
-        method: 'POST',
-        url: '/v1/batch/score',
-        headers: batched.headers,
-        payload: { rows: mix },
-      })
-      expect(res.statusCode, res.body).toBe(200)
-      const fromBatch = (res.json().results as Record<string, unknown>[]).map(decision)
-      const oneByOne: ReturnType<typeof decision>[] = []
-      for (const row of mix) {
-        const r = await h.app.inject({
-          method: 'POST',
-          url: '/v1/score',
-          headers: single.headers,
-          payload: row,
-        })
-        oneByOne.push(decision(r.json()))
-      }
+      const { fromBatch, oneByOne } = await p.compare(mix)
       expect(fromBatch).toEqual(oneByOne)
       expect(fromBatch.every((d) => (d.reasons as string[]).includes('account_takeover'))).toBe(true)
     },
@@ -163,8 +144,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('a batch on %s', (engine) => {
   it.skipIf(engine === 'postgres' && !hasPg)(
     'a wave of generated mailboxes counts the batch’s earlier rows',
     async () => {
-      const batched = await h.tenant({ rateLimit: 100_000 })
-      const single = await h.tenant({ rateLimit: 100_000 })
+      const p = await pair(h)
       const locals = [
         'xkqzvbwp',
         'qzvxkwtp',
@@ -182,24 +162,7 @@ describe.each<Engine>(['sqlite', 'postgres'])('a batch on %s', (engine) => {
         ip: `73.162.${10 + i}.20`,
         device_id: `fp-g${i}`,
       }))
-      const res = await h.app.inject({
-        method: 'POST',
-        url: '/v1/batch/score',
-        headers: batched.headers,
-        payload: { rows: mix },
-      })
-      expect(res.statusCode, res.body).toBe(200)
-      const fromBatch = (res.json().results as Record<string, unknown>[]).map(decision)
-      const oneByOne: ReturnType<typeof decision>[] = []
-      for (const row of mix) {
-        const r = await h.app.inject({
-          method: 'POST',
-          url: '/v1/score',
-          headers: single.headers,
-          payload: row,
-        })
-        oneByOne.push(decision(r.json()))
-      }
+      const { fromBatch, oneByOne } = await p.compare(mix)
       expect(fromBatch).toEqual(oneByOne)
       expect(fromBatch.some((d) => (d.reasons as string[]).includes('gibberish_wave'))).toBe(true)
     },
