@@ -116,10 +116,12 @@ export function postgresListen(
 /**
  * A read-through cache whose entries are dropped by invalidation topics. A load that raced with an
  * invalidation is returned but not kept, and nothing is kept while the channel is down; neither is an
- * `undefined` result.
+ * `undefined` result. Concurrent misses of one key share one load (a new API key's first requests, a
+ * batch's rows), unless an invalidation came between: then the later caller loads afresh.
  */
 export class Cached<K, V> {
   private readonly map = new Map<K, V>()
+  private readonly loading = new Map<K, { generation: number; value: Promise<V> }>()
   private generation = 0
 
   constructor(
@@ -137,16 +139,29 @@ export class Cached<K, V> {
     })
   }
 
-  async get(key: K, load: () => Promise<V>): Promise<V> {
+  get(key: K, load: () => Promise<V>): Promise<V> {
     const hit = this.map.get(key)
-    if (hit !== undefined && this.inv.healthy) return hit
+    if (hit !== undefined && this.inv.healthy) return Promise.resolve(hit)
     const generation = this.generation
-    const value = await load()
-    if (value !== undefined && this.inv.healthy && generation === this.generation) {
-      if (this.map.size >= this.maxEntries) this.map.clear()
-      this.map.set(key, value)
+    const pending = this.loading.get(key)
+    if (pending !== undefined && pending.generation === generation) return pending.value
+    const entry = {
+      generation,
+      // A load that throws at once rejects like one that fails later.
+      value: new Promise<V>((resolve) => resolve(load()))
+        .then((value) => {
+          if (value !== undefined && this.inv.healthy && generation === this.generation) {
+            if (this.map.size >= this.maxEntries) this.map.clear()
+            this.map.set(key, value)
+          }
+          return value
+        })
+        .finally(() => {
+          if (this.loading.get(key) === entry) this.loading.delete(key)
+        }),
     }
-    return value
+    this.loading.set(key, entry)
+    return entry.value
   }
 }
 
