@@ -278,11 +278,8 @@ async function explain(ctx: TenantContext, scored: Scored[], out: ScoreResponse[
 
 const NO_LOCKS: string[] = []
 
-/** The entities an event's history is read by: its IP, its fingerprint and its device identity. */
-function entityLocks(ctx: TenantContext, p: PreparedEvent): string[] {
-  // Only PostgreSQL takes them (store/engine/entity-locks.ts); SQLite's write lock serialises everything.
-  if (ctx.store.db.dialect !== 'postgres') return NO_LOCKS
-  const tenantId = ctx.tenant.id
+/** The entities an event's history is read by, of its tenant: its IP, its fingerprint and its device identity. */
+function entities(tenantId: string, p: PreparedEvent): string[] {
   const keys: string[] = []
   const ipHash = p.attributes.ipHash
   if (ipHash) keys.push(`ip\u0000${tenantId}\u0000${ipHash}`)
@@ -293,26 +290,29 @@ function entityLocks(ctx: TenantContext, p: PreparedEvent): string[] {
   return keys
 }
 
+/** Those entities as locks across nodes (store/engine/entity-locks.ts). */
+function entityLocks(ctx: TenantContext, p: PreparedEvent): string[] {
+  // Only PostgreSQL takes them; SQLite's write lock serialises everything.
+  return ctx.store.db.dialect === 'postgres' ? entities(ctx.tenant.id, p) : NO_LOCKS
+}
+
 /**
- * What an event's history reads and its record writes, by entity: its velocity key and IP, its
- * fingerprint and device identity, its account and its mailbox. Two events with none in common read
- * nothing the other writes (store/engine/overlap.ts). The rest of what an event reads is written only at
- * the group's end (statistics, which the group's own events add to from memory) or before the
+ * What an event's history reads and its record writes, by entity: its IP, fingerprint and device
+ * identity (`entities`), its velocity key, its account and its mailbox. Two events with none in common
+ * read nothing the other writes (store/engine/overlap.ts). The rest of what an event reads is written
+ * only at the group's end (statistics, which the group's own events add to from memory) or before the
  * transaction. Null (alone) for an event with counted attributes (their rows are upserted one at a time
  * in a fixed order, which a batch would not keep) and for one that reads the tenant's statistics.
  */
-function historyKeys(p: PreparedEvent): string[] | null {
+function historyKeys(tenantId: string, p: PreparedEvent): string[] | null {
   // A wave's count is the tenant's: every event of the group before it must have been counted.
   if (p.counted.length > 0 || readsWave(p)) return null
   const a = p.attributes
-  const keys: string[] = []
+  const keys = entities(tenantId, p)
   const ipKey = velocityKey(a)
-  if (ipKey) keys.push(`ip\u0000${ipKey}`)
-  if (a.ipHash) keys.push(`ih\u0000${a.ipHash}`)
-  if (a.deviceId) keys.push(`fp\u0000${a.deviceId}`)
-  if (a.device) keys.push(`tk\u0000${a.device.resolvedId}`)
-  if (a.userId) keys.push(`us\u0000${a.userId}`)
-  if (a.emailHash) keys.push(`em\u0000${a.emailHash}`)
+  if (ipKey) keys.push(`vk\u0000${tenantId}\u0000${ipKey}`)
+  if (a.userId) keys.push(`us\u0000${tenantId}\u0000${a.userId}`)
+  if (a.emailHash) keys.push(`em\u0000${tenantId}\u0000${a.emailHash}`)
   return keys
 }
 
@@ -348,7 +348,7 @@ export async function scoreEvent(
     },
     entityLocks(ctx, prepared),
     // A request with an idempotency key runs alone: its claim is a row another request may share.
-    idem === NO_IDEM ? historyKeys(prepared) : null,
+    idem === NO_IDEM ? historyKeys(ctx.tenant.id, prepared) : null,
   )
   ctx.signals.scored(scored.event.result.verdict, scored.event.result.reasons, ctx.tenant.id)
   if (scored.queued > 0) ctx.webhooks.nudge()
@@ -377,8 +377,10 @@ export async function scoreBatch(
       const now = ctx.clock.now()
       yield* claimAndMeter(ctx, idem, rows.length, now, meter)
       // In order; a row that shares no entity with the one before it is decided beside it.
-      const out = yield* overlapped(prepared, historyKeys, (p) =>
-        scoreAndRecord(ctx, counters, p, now, subscribed),
+      const out = yield* overlapped(
+        prepared,
+        (p) => historyKeys(ctx.tenant.id, p),
+        (p) => scoreAndRecord(ctx, counters, p, now, subscribed),
       )
       const answer = { results: out.map(respond) }
       yield* idem.complete(answer)
