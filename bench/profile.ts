@@ -45,6 +45,11 @@ export function sqlOf(op: Op | BatchOp): string {
   return l
 }
 
+/** Statements sent in one message (PostgreSQL's BEGIN and a transaction's first statements): one row. */
+export function pipelineLabel(ops: readonly (Op | BatchOp)[]): string {
+  return ops.map((o) => label(sqlOf(o)).slice(0, 40)).join(' + ')
+}
+
 /** Times every statement, COMMIT and transaction of `db` from now on; `take` returns and resets. */
 function timeStatements(db: Db): { take: () => { rows: StatementRow[]; transactions: number } } {
   const rows = new Map<string, StatementRow>()
@@ -62,6 +67,7 @@ function timeStatements(db: Db): { take: () => { rows: StatementRow[]; transacti
   // The engines keep these private; the bench reaches in rather than give production code a hook.
   const inner = db as unknown as {
     execOp: (...args: unknown[]) => unknown
+    execPipeline?: (client: unknown, ops: readonly (Op | BatchOp)[]) => Promise<unknown[]>
     commit?: { run: () => unknown }
     tx: Db['tx']
   }
@@ -73,6 +79,13 @@ function timeStatements(db: Db): { take: () => { rows: StatementRow[]; transacti
     if (out instanceof Promise) return out.finally(() => add(sql, performance.now() - t0))
     add(sql, performance.now() - t0)
     return out
+  }
+  if (inner.execPipeline) {
+    const pipeline = inner.execPipeline.bind(db)
+    inner.execPipeline = (client, ops) => {
+      const t0 = performance.now()
+      return pipeline(client, ops).finally(() => add(pipelineLabel(ops), performance.now() - t0))
+    }
   }
   if (inner.commit) {
     const commit = inner.commit

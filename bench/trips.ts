@@ -4,8 +4,8 @@
  * the machine is. The server runs in this process against a fresh PostgreSQL schema (VERDICT_BENCH_PG,
  * default the local `test` database) or, with --sqlite, a fresh SQLite file, and the score mix is posted
  * in groups of G concurrent requests (with --tokens each replaying its fingerprint's device token: rung
- * 1). Printed per group size: statements per event (on PostgreSQL each is a round trip, BEGIN and COMMIT
- * included) and by statement, with the wall time around each (on SQLite that is CPU of the event loop; on
+ * 1). Printed per group size: statements per event (on PostgreSQL round trips: COMMIT is one, BEGIN
+ * goes out in one message with the transaction's first statements, counted as one) and by statement, with the wall time around each (on SQLite that is CPU of the event loop; on
  * PostgreSQL it includes the round trip); on PostgreSQL also the bytes each table and index grew by per
  * event, the events row's stored size and how many rows PostgreSQL compressed (TOAST, backend CPU); and
  * the CPU per event of this process and of its backends (compare those only with another build run in
@@ -19,7 +19,7 @@ import type { BatchOp, Db, Op } from '../src/store/engine/db.js'
 import { openStore } from '../src/store/index.js'
 import { watchBackends } from './cpu.js'
 import { createBenchSchema } from './pg.js'
-import { label, sqlOf } from './profile.js'
+import { label, pipelineLabel, sqlOf } from './profile.js'
 import { scoringApp } from './score-app.js'
 import { scoreBodies } from './score-mix.js'
 
@@ -39,7 +39,11 @@ function countTrips(db: Db) {
     byLabel.set(l, r)
     trips += n
   }
-  const inner = db as unknown as { execOp: (...args: unknown[]) => unknown; tx: Db['tx'] }
+  const inner = db as unknown as {
+    execOp: (...args: unknown[]) => unknown
+    execPipeline?: (client: unknown, ops: readonly (Op | BatchOp)[]) => Promise<unknown[]>
+    tx: Db['tx']
+  }
   const exec = inner.execOp.bind(db)
   inner.execOp = (...args: unknown[]) => {
     const l = label(sqlOf((args.length === 2 ? args[1] : args[0]) as Op | BatchOp))
@@ -49,9 +53,19 @@ function countTrips(db: Db) {
     add(l, 1, performance.now() - t0)
     return out
   }
+  // On PostgreSQL BEGIN goes out with the transaction's first statements (one round trip, counted as
+  // that message); on SQLite BEGIN and COMMIT are two statements.
+  const pipeline = inner.execPipeline?.bind(db)
+  if (pipeline) {
+    inner.execPipeline = (client, ops) => {
+      const t0 = performance.now()
+      return pipeline(client, ops).finally(() => add(pipelineLabel(ops), 1, performance.now() - t0))
+    }
+  }
   const tx = inner.tx.bind(db)
   inner.tx = (work) => {
-    add('BEGIN + COMMIT', 2, 0)
+    if (pipeline) add('COMMIT', 1, 0)
+    else add('BEGIN + COMMIT', 2, 0)
     return tx(work)
   }
   return {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { q } from '../../src/store/engine/db.js'
+import { type Op, q, type Work } from '../../src/store/engine/db.js'
 import type { Store } from '../../src/store/index.js'
 import { openTestStore } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
@@ -84,5 +84,71 @@ describe.skipIf(!hasPg)('statements on postgres', () => {
     for (let i = 0; i < 20 && row === undefined; i++)
       row = await store.db.get(sql, ['a']).catch(() => undefined)
     expect(row).toEqual({ k: 'a', n: 1, v: null, t: null })
+  })
+  /** A statement whose result the work does not read: it goes out with BEGIN and the next statement. */
+  function* blind(sql: string, params: Op['params'] = []): Work<void> {
+    yield { kind: 'get', sql, params, blind: true }
+  }
+
+  it('runs BEGIN, a blind statement and the next one in one message, in order', async () => {
+    await open()
+    await store.db.run('INSERT INTO st (k, n) VALUES (?, ?)', ['a', 1])
+    // The next statement reads what the blind one wrote: they ran in order, in one transaction.
+    const seen = await store.db.tx(function* () {
+      yield* blind('UPDATE st SET n = n + ? WHERE k = ?', [41, 'a'])
+      const row = yield* q.get<{ n: number }>('SELECT n FROM st WHERE k = ?', ['a'])
+      yield* q.run('INSERT INTO st (k, n) VALUES (?, ?)', ['b', row!.n])
+      return row!.n
+    })
+    expect(seen).toBe(42)
+    expect(await store.db.all('SELECT k, n FROM st ORDER BY k')).toEqual([
+      { k: 'a', n: 42 },
+      { k: 'b', n: 42 },
+    ])
+    // A work of one blind statement returns what the work returns.
+    expect(
+      await store.db.tx(function* () {
+        yield* blind('UPDATE st SET n = 0 WHERE k = ?', ['b'])
+        return 'done'
+      }),
+    ).toBe('done')
+    expect(await store.db.get('SELECT n FROM st WHERE k = ?', ['b'])).toEqual({ n: 0 })
+  })
+
+  it('fails the work where it waits when a statement of the message fails, and rolls it back', async () => {
+    await open()
+    await store.db.run('INSERT INTO st (k, n) VALUES (?, ?)', ['a', 1])
+    // A text no connection has prepared yet: the failed blind statement makes the server skip its Parse.
+    const next = 'SELECT n + ? AS m FROM st WHERE k = ?'
+    let caught: unknown
+    await expect(
+      store.db.tx(function* () {
+        try {
+          yield* blind('UPDATE st SET n = k::int WHERE k = ?', ['a'])
+          yield* q.get(next, [1, 'a'])
+        } catch (err) {
+          caught = err
+          throw err
+        }
+      }),
+    ).rejects.toMatchObject({ code: '22P02' })
+    expect(caught).toMatchObject({ code: '22P02' })
+    // The second statement, skipped with its Parse, is prepared afresh where it is used next (the pool
+    // hands back the connection just released); the failed transaction left nothing behind.
+    for (let i = 0; i < 12; i++) {
+      const r = await store.db.tx(function* () {
+        yield* blind('UPDATE st SET n = n WHERE k = ?', ['a'])
+        return yield* q.get<{ m: number }>(next, [i, 'a'])
+      })
+      expect(r).toEqual({ m: 1 + i })
+    }
+    // Both failing together: the first failure is the one reported.
+    await expect(
+      store.db.tx(function* () {
+        yield* blind('INSERT INTO st (k) VALUES (?)', ['a'])
+        yield* q.get('SELECT k::int AS i FROM st WHERE k = ?', ['a'])
+      }),
+    ).rejects.toMatchObject({ code: '23505' })
+    expect(await store.db.all('SELECT k, n FROM st ORDER BY k')).toEqual([{ k: 'a', n: 1 }])
   })
 })

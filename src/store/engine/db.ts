@@ -11,11 +11,11 @@ export interface Op {
   sql: string
   params: readonly Param[]
   /**
-   * The same statement with its parameters written into the text (only where they are numbers the code
-   * made itself, never a caller's string). As the first statement of a transaction, PostgreSQL sends it
-   * in one message with BEGIN: one round trip less.
+   * The work never reads this statement's result (it is given `undefined`). As the first statement of a
+   * transaction, PostgreSQL sends it, BEGIN and the statement after it in one message: one round trip
+   * for the three (store/engine/postgres.ts `begin`).
    */
-  inline?: string
+  blind?: true
 }
 
 /**

@@ -15,8 +15,8 @@ export function* lockEntities(dialect: Dialect, keys: readonly string[]): Work<v
   // unnest yields the array in order and the aggregate consumes it in order: locks are taken sorted.
   const array = `{${ids.join(',')}}`
   const sql = 'SELECT COUNT(pg_advisory_xact_lock(k)) AS n FROM unnest(?::bigint[]) AS k'
-  // The ids are signed 64-bit integers: written into the text, the statement can go out with BEGIN.
-  yield { kind: 'get', sql, params: [array], inline: sql.replace('?', `'${array}'`) }
+  // Nothing is read from it: it goes out with BEGIN and the group's first reads (one round trip).
+  yield { kind: 'get', sql, params: [array], blind: true }
 }
 
 /**

@@ -100,21 +100,32 @@ export class Execution {
     const c = connection
     c.stream.cork()
     try {
-      if (
-        c.parsedStatements[this.name] === undefined &&
-        c.submittedNamedStatements[this.name] === undefined
-      ) {
-        c.parse({ name: this.name, text: this.text, types: NO_TYPES })
-        c.submittedNamedStatements[this.name] = this.text
-      }
-      c.bind({ statement: this.name, values: this.values })
-      c.describe(PORTAL)
-      c.execute(EXECUTE)
+      this.write(c)
       c.sync()
     } finally {
       c.stream.uncork()
     }
     return null
+  }
+
+  /** Parse (once per connection), Bind, Describe, Execute; true when this call sent the Parse. */
+  write(c: Connection): boolean {
+    let parsed = false
+    if (c.parsedStatements[this.name] === undefined && c.submittedNamedStatements[this.name] === undefined) {
+      c.parse({ name: this.name, text: this.text, types: NO_TYPES })
+      c.submittedNamedStatements[this.name] = this.text
+      parsed = true
+    }
+    c.bind({ statement: this.name, values: this.values })
+    c.describe(PORTAL)
+    c.execute(EXECUTE)
+    return parsed
+  }
+
+  /** The rows read, or the row that failed to parse: once the statement has completed. */
+  outcome(): Outcome {
+    if (this.failed) throw this.failed
+    return { rows: this.rows, rowCount: this.rowCount }
   }
 
   handleRowDescription(msg: { fields: Field[] }): void {
@@ -163,7 +174,7 @@ export class Execution {
 
   handleReadyForQuery(): void {
     if (this.failed) this.finish(this.failed)
-    else this.finish(null, { rows: this.rows, rowCount: this.rowCount })
+    else this.finish(null, this.outcome())
   }
 
   handleError(err: Error): void {
@@ -195,5 +206,102 @@ export function send(target: pg.Pool | pg.PoolClient, e: Execution): Promise<Out
       cb: (err: Error | null, r?: Outcome) => void,
     ) => void
     query.call(target, e, (err, r) => (err ? reject(err) : resolve(r!)))
+  })
+}
+
+/**
+ * Several statements in one message with one Sync: one round trip for all of them. The server runs them
+ * in order; the first that fails fails the whole (the server skips the rest up to the Sync), so only
+ * statements whose results the caller can wait for together belong in one (BEGIN and what follows it).
+ * node-postgres sees one query object: `name` and `text` follow the statement being answered, so its
+ * ParseComplete and error bookkeeping (which statements this connection has prepared) stays right.
+ */
+export class Pipeline {
+  callback: ((err: Error | null, result?: Outcome[]) => void) | undefined = undefined
+  /** The statement being answered: it advances on each CommandComplete. */
+  private at = 0
+  /** Statements whose Parse this submission sent. */
+  private readonly parsed: boolean[] = []
+  private connection: Connection | null = null
+  private settled = false
+
+  constructor(private readonly parts: readonly Execution[]) {}
+
+  get name(): string | undefined {
+    return this.parts[this.at]?.name
+  }
+  get text(): string | undefined {
+    return this.parts[this.at]?.text
+  }
+
+  submit(connection: Connection): null {
+    const c = connection
+    this.connection = c
+    c.stream.cork()
+    try {
+      for (const p of this.parts) this.parsed.push(p.write(c))
+      c.sync()
+    } finally {
+      c.stream.uncork()
+    }
+    return null
+  }
+
+  handleRowDescription(msg: { fields: Field[] }): void {
+    this.parts[this.at]?.handleRowDescription(msg)
+  }
+  handleDataRow(msg: { fields: (string | null)[] }): void {
+    this.parts[this.at]?.handleDataRow(msg)
+  }
+  handleCommandComplete(msg: { text?: string }): void {
+    this.parts[this.at]?.handleCommandComplete(msg)
+    this.at++
+  }
+  handleEmptyQuery(): void {
+    this.at++
+  }
+  handlePortalSuspended(): void {}
+  handleCopyInResponse(connection: Connection): void {
+    connection.sendCopyFail('No source stream defined')
+  }
+  handleCopyData(): void {}
+
+  handleReadyForQuery(): void {
+    let outcomes: Outcome[]
+    try {
+      outcomes = this.parts.map((p) => p.outcome())
+    } catch (err) {
+      this.finish(err as Error)
+      return
+    }
+    this.finish(null, outcomes)
+  }
+
+  handleError(err: Error): void {
+    // The statements after the failed one were skipped, their Parse too: this connection has not
+    // prepared them. (node-postgres forgets the failed one itself, by `name`.)
+    const c = this.connection
+    for (let i = this.at + 1; c && i < this.parts.length; i++) {
+      if (this.parsed[i]) delete c.submittedNamedStatements[this.parts[i]!.name]
+    }
+    this.finish(err)
+  }
+
+  private finish(err: Error | null, result?: Outcome[]): void {
+    if (this.settled) return
+    this.settled = true
+    this.callback?.(err, result)
+  }
+}
+
+/** Runs the statements of `p` in one round trip on a pooled client. */
+export function sendAll(client: pg.PoolClient, p: Pipeline): Promise<Outcome[]> {
+  return new Promise((resolve, reject) => {
+    const query = client.query as unknown as (
+      this: pg.PoolClient,
+      q: Pipeline,
+      cb: (err: Error | null, r?: Outcome[]) => void,
+    ) => void
+    query.call(client, p, (err, r) => (err ? reject(err) : resolve(r!)))
   })
 }

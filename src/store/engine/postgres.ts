@@ -11,7 +11,7 @@ import {
   type Work,
 } from './db.js'
 import { composeBatch, decodeBatch } from './pg-batch.js'
-import { Execution, type Prepared, send } from './pg-statement.js'
+import { Execution, type Outcome, Pipeline, type Prepared, send, sendAll } from './pg-statement.js'
 
 // COUNT(*) and BIGINT columns (millisecond times) fit in a double; read them as numbers.
 pg.types.setTypeParser(20, (v) => Number(v))
@@ -49,6 +49,8 @@ function unavailable(err: unknown): Error {
     return new StorageUnavailable(`database unavailable (${e.code ?? e.message})`)
   return err as Error
 }
+
+const BEGIN: Op = { kind: 'run', sql: 'BEGIN', params: [] }
 
 export interface PostgresOptions {
   schema?: string
@@ -102,17 +104,33 @@ export class PostgresDb implements Db {
     return p
   }
 
-  private async execOp(client: pg.Pool | pg.PoolClient, op: Op | BatchOp): Promise<unknown> {
+  /** The statement that runs `op` on PostgreSQL, and how its rows become the op's result. */
+  private statement(op: Op | BatchOp): { execution: Execution; result: (o: Outcome) => unknown } {
     if (op.kind === 'batch') {
       // One statement, one round trip for the whole batch (store/engine/pg-batch.ts).
       const b = composeBatch(op.ops)
-      const r = await send(client, new Execution(this.q(b.sql), b.params, true))
-      return decodeBatch(op.ops, r.rows[0] as unknown[])
+      return {
+        execution: new Execution(this.q(b.sql), b.params, true),
+        result: (o) => decodeBatch(op.ops, o.rows[0] as unknown[]),
+      }
     }
-    const r = await send(client, new Execution(this.q(op.sql), op.params))
-    if (op.kind === 'all') return r.rows
-    if (op.kind === 'get') return r.rows[0]
-    return r.rowCount
+    const kind = op.kind
+    return {
+      execution: new Execution(this.q(op.sql), op.params),
+      result: (o) => (kind === 'all' ? o.rows : kind === 'get' ? o.rows[0] : o.rowCount),
+    }
+  }
+
+  /** The statements of `ops` in one message, one round trip (pg-statement.ts Pipeline); their results. */
+  private async execPipeline(client: pg.PoolClient, ops: readonly (Op | BatchOp)[]): Promise<unknown[]> {
+    const sent = ops.map((op) => this.statement(op))
+    const outcomes = await sendAll(client, new Pipeline(sent.map((s) => s.execution)))
+    return sent.map((s, i) => s.result(outcomes[i]!))
+  }
+
+  private async execOp(client: pg.Pool | pg.PoolClient, op: Op | BatchOp): Promise<unknown> {
+    const s = this.statement(op)
+    return s.result(await send(client, s.execution))
   }
 
   private async direct<T>(op: Op): Promise<T> {
@@ -161,25 +179,33 @@ export class PostgresDb implements Db {
   }
 
   /**
-   * BEGIN, then the unit of work. A first statement that can be sent as text (`Op.inline`: the entity
-   * locks of a scoring group) goes in the same message as BEGIN, so it costs no round trip of its own.
+   * BEGIN, then the unit of work. BEGIN goes out with the work's first statement, and with its second
+   * too when the first is `blind` (the entity locks of a scoring group: the work reads nothing from
+   * them), in one message: one round trip where there were two or three (store/engine/pg-statement.ts
+   * Pipeline). The server runs them in order, so the locks are held before the reads run; a failure of
+   * any of them is thrown into the work where it waits, as if that statement had failed alone.
    */
   private async begin<T>(client: pg.PoolClient, it: Work<T>): Promise<T> {
-    let step = it.next()
-    if (!step.done && step.value.kind !== 'batch' && step.value.inline !== undefined) {
-      const op = step.value
-      let value: unknown
-      let failed: unknown = null
-      try {
-        const results = (await client.query(`BEGIN; ${op.inline}`)) as unknown as pg.QueryResult[]
-        const r = results[1]!
-        value = op.kind === 'all' ? r.rows : op.kind === 'get' ? r.rows[0] : (r.rowCount ?? 0)
-      } catch (err) {
-        failed = err
-      }
-      step = failed === null ? it.next(value) : it.throw(failed)
-    } else await client.query('BEGIN')
-    return runAsync(it, (op) => this.execOp(client, op), step)
+    let waiting: ReturnType<Work<T>['next']> = it.next()
+    if (waiting.done) {
+      await client.query('BEGIN')
+      return waiting.value
+    }
+    const ops: (Op | BatchOp)[] = [BEGIN, waiting.value]
+    if (waiting.value.kind !== 'batch' && waiting.value.blind) {
+      waiting = it.next(undefined)
+      if (!waiting.done) ops.push(waiting.value)
+    }
+    const exec = (op: Op | BatchOp) => this.execOp(client, op)
+    let results: unknown[]
+    try {
+      results = await this.execPipeline(client, ops)
+    } catch (err) {
+      if (waiting.done) throw err
+      return runAsync(it, exec, it.throw(err))
+    }
+    if (waiting.done) return waiting.value
+    return runAsync(it, exec, it.next(results[results.length - 1]))
   }
 
   async exec(script: string): Promise<void> {
