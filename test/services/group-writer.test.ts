@@ -86,7 +86,7 @@ describe.skipIf(!hasPg)('group writer on PostgreSQL: parallel groups, one entity
 })
 
 describe.skipIf(!hasPg)('group writer on PostgreSQL: jobs side by side', () => {
-  it('runs a job beside the one before it only when their keys are disjoint', async () => {
+  it('runs a job beside the ones before it only when their keys are disjoint', async () => {
     const { url, schema, drop } = await createDatabase()
     const store = await openStore({ kind: 'postgres', url }, { pgSchema: schema })
     cleanups.push(drop, () => store.close())
@@ -100,16 +100,30 @@ describe.skipIf(!hasPg)('group writer on PostgreSQL: jobs side by side', () => {
       function* () {
         return Number((yield* q.get<{ n: number }>('SELECT COUNT(*) AS n FROM gw_rows WHERE k = ?', [k]))?.n)
       }
-    // One tick, one group. Beside each other, a job's read is the same statement as the other's write:
-    // it does not see that row. That is why jobs declare their keys: sharing one, the read comes after.
-    const [, besideIt] = await Promise.all([
-      writer.submit(insert('a'), [], ['x']),
-      writer.submit(countOf('a'), [], ['y']),
+    /** Writes its own row, then counts `other`'s rows. */
+    const insertThenCount = (k: string, other: string): Job<number> =>
+      function* () {
+        yield* q.run('INSERT INTO gw_rows (k) VALUES (?)', [k])
+        return Number(
+          (yield* q.get<{ n: number }>('SELECT COUNT(*) AS n FROM gw_rows WHERE k = ?', [other]))?.n,
+        )
+      }
+    // One tick, one group. Beside it, the second job's write goes out while the first waits for its own
+    // write's answer, so the first job's count (its second statement) already finds that row; run one
+    // after the other, it would not. Sharing a key, the second job starts only once the first has finished.
+    const [besideIt] = await Promise.all([
+      writer.submit(insertThenCount('a', 'b'), [], ['x']),
+      writer.submit(insert('b'), [], ['y']),
     ])
-    expect(besideIt).toBe(0)
+    expect(besideIt).toBe(1)
+    const [notBeside] = await Promise.all([
+      writer.submit(insertThenCount('c', 'd'), [], ['x']),
+      writer.submit(insert('d'), [], ['x']),
+    ])
+    expect(notBeside).toBe(0)
     const [, after, alone] = await Promise.all([
-      writer.submit(insert('b'), [], ['x']),
-      writer.submit(countOf('b'), [], ['x']),
+      writer.submit(insert('e'), [], ['x']),
+      writer.submit(countOf('e'), [], ['x']),
       writer.submit(countOf('a'), [], null),
     ])
     expect(after).toBe(1)

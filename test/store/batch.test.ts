@@ -16,6 +16,7 @@ function drive<T>(
   const yielded: (Op | BatchOp)[] = []
   let step = work.next()
   while (!step.done) {
+    if (step.value.kind === 'overlap') throw new Error('not driven here')
     yielded.push(step.value)
     step = work.next(answer(step.value))
   }

@@ -376,7 +376,7 @@ export async function scoreBatch(
     function* (counters, meter) {
       const now = ctx.clock.now()
       yield* claimAndMeter(ctx, idem, rows.length, now, meter)
-      // In order; a row that shares no entity with the one before it is decided beside it.
+      // In order; a row that shares no entity with the running ones is decided beside them (on PostgreSQL).
       const out = yield* overlapped(
         prepared,
         (p) => historyKeys(ctx.tenant.id, p),

@@ -81,7 +81,7 @@ export class GroupWriter {
 
   /**
    * Queues a job for the next group. `keys` name what it reads and writes, by entity: a job runs beside
-   * the job before it in the group when their keys are disjoint (store/engine/overlap.ts); null, alone.
+   * the running jobs of its group when their keys are disjoint (store/engine/overlap.ts); null, alone.
    */
   submit<T>(job: Job<T>, locks: readonly string[] = [], keys: readonly string[] | null = null): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -182,7 +182,7 @@ export class GroupWriter {
       const meter = new GroupMeter(usage, exact !== null)
       if (exact) yield* meter.lock(exact)
       const counters = new GroupCounters()
-      // In order; a job that shares no entity with the job before it runs beside it.
+      // In order; a job that shares no entity with the running ones runs beside them (on PostgreSQL).
       outcomes.push(
         ...(yield* overlapped(
           group,

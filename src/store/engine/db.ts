@@ -29,11 +29,33 @@ export interface BatchOp {
 }
 
 /**
+ * Units of work to run in order, side by side whenever they touch nothing in common: each item names the
+ * keys of what it reads and writes (`keysOf`; null for an item that must run alone).
+ */
+export interface OverlapPlan<T = unknown, R = unknown> {
+  items: readonly T[]
+  keysOf: (item: T) => readonly string[] | null
+  work: (item: T) => Work<R>
+}
+
+/**
+ * Units of work run side by side where they touch nothing in common, driven by the engine
+ * (store/engine/overlap.ts `overlapped`); answered with their results in order.
+ */
+export interface OverlapOp {
+  kind: 'overlap'
+  plan: OverlapPlan
+}
+
+/** What a unit of work yields. */
+export type Step = Op | BatchOp | OverlapOp
+
+/**
  * A unit of work: a generator that yields statements and receives their results. It cannot await
  * anything else, so SQLite runs it synchronously from BEGIN to COMMIT (no other request's statement can
  * slip into the transaction, by construction) while PostgreSQL sends each statement on one connection.
  */
-export type Work<T> = Generator<Op | BatchOp, T, unknown>
+export type Work<T> = Generator<Step, T, unknown>
 
 /** A part of `together` with nothing to do: returns `value` without a statement. */
 // biome-ignore lint/correctness/useYield: an empty part of a batch makes no statement
@@ -62,7 +84,7 @@ export function* together<T extends readonly unknown[]>(...works: Results<T>): W
     if (open.length === 1) {
       // Nothing to batch with: the remaining part runs on its own.
       const i = open[0]!
-      const step = steps[i]! as IteratorYieldResult<Op | BatchOp>
+      const step = steps[i]! as IteratorYieldResult<Step>
       steps[i] = works[i]!.next(yield step.value)
       continue
     }
@@ -70,7 +92,8 @@ export function* together<T extends readonly unknown[]>(...works: Results<T>): W
     const ops: Op[] = []
     const spans: [number, number, boolean][] = []
     for (const i of open) {
-      const op = (steps[i] as IteratorYieldResult<Op | BatchOp>).value
+      const op = (steps[i] as IteratorYieldResult<Step>).value
+      if (op.kind === 'overlap') throw new Error('side-by-side units of work cannot be part of a batch')
       const from = ops.length
       if (op.kind === 'batch') ops.push(...op.ops)
       else ops.push(op)
@@ -147,7 +170,7 @@ export interface Db {
 }
 
 /** Drives a unit of work with a synchronous executor; a failed statement is thrown into the work. */
-export function runSync<T>(work: Work<T>, exec: (op: Op | BatchOp) => unknown): T {
+export function runSync<T>(work: Work<T>, exec: (op: Step) => unknown): T {
   let next = work.next()
   while (!next.done) {
     let value: unknown
@@ -168,7 +191,7 @@ export function runSync<T>(work: Work<T>, exec: (op: Op | BatchOp) => unknown): 
  */
 export async function runAsync<T>(
   work: Work<T>,
-  exec: (op: Op | BatchOp) => Promise<unknown>,
+  exec: (op: Step) => Promise<unknown>,
   first?: ReturnType<Work<T>['next']>,
 ): Promise<T> {
   let next = first ?? work.next()

@@ -32,7 +32,7 @@ export interface Outcome {
  * The connection methods a custom query object uses (as pg-cursor does); only `stream`'s cork and
  * `uncork` beyond what @types/pg declares.
  */
-interface Connection {
+export interface Connection {
   stream: { cork(): void; uncork(): void }
   parsedStatements: Record<string, string>
   submittedNamedStatements: Record<string, string>
@@ -41,6 +41,7 @@ interface Connection {
   describe(m: { type: 'P'; name: string }): void
   execute(c: object): void
   sync(): void
+  flush(): void
   sendCopyFail(message: string): void
 }
 

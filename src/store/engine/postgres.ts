@@ -5,12 +5,16 @@ import {
   type Db,
   type DbStats,
   type Op,
+  type OverlapPlan,
   type Param,
   runAsync,
+  type Step,
   StorageUnavailable,
   type Work,
 } from './db.js'
+import { pipelined } from './overlap.js'
 import { composeBatch, decodeBatch } from './pg-batch.js'
+import { Session } from './pg-session.js'
 import { Execution, type Outcome, Pipeline, type Prepared, send, sendAll } from './pg-statement.js'
 
 // COUNT(*) and BIGINT columns (millisecond times) fit in a double; read them as numbers.
@@ -128,9 +132,50 @@ export class PostgresDb implements Db {
     return sent.map((s, i) => s.result(outcomes[i]!))
   }
 
-  private async execOp(client: pg.Pool | pg.PoolClient, op: Op | BatchOp): Promise<unknown> {
+  private async execOp(target: pg.Pool | pg.PoolClient | Session, op: Op | BatchOp): Promise<unknown> {
     const s = this.statement(op)
-    return s.result(await send(client, s.execution))
+    return s.result(await (target instanceof Session ? target.send(s.execution) : send(target, s.execution)))
+  }
+
+  /** A step of a unit of work on `client`, outside or inside a transaction. */
+  private step(client: pg.Pool | pg.PoolClient, op: Step): Promise<unknown> {
+    if (op.kind !== 'overlap') return this.execOp(client, op)
+    if (client instanceof pg.Pool)
+      return this.inOrder(op.plan, (w) => runAsync(w, (o) => this.step(client, o)))
+    return this.overlap(client, op.plan)
+  }
+
+  /** Outside a transaction (any pooled connection may answer each statement): one item after another. */
+  private async inOrder(plan: OverlapPlan, run: (w: Work<unknown>) => Promise<unknown>): Promise<unknown[]> {
+    const results: unknown[] = []
+    for (const item of plan.items) results.push(await run(plan.work(item)))
+    return results
+  }
+
+  /**
+   * Inside a transaction: the items side by side on a pipelined stretch of its connection (pg-session.ts),
+   * each running item with a statement in flight. Ends the stretch (a Sync) before returning or throwing,
+   * so the connection is ready for the transaction's next statement or its ROLLBACK.
+   */
+  private async overlap(client: pg.PoolClient, plan: OverlapPlan): Promise<unknown[]> {
+    const session = await Session.open(client)
+    const exec = (op: Step): Promise<unknown> =>
+      op.kind === 'overlap' ? pipelined(op.plan, run) : this.execOp(session, op)
+    const run = (w: Work<unknown>) => runAsync(w, exec)
+    let results: unknown[] = []
+    let failure: unknown = null
+    try {
+      results = await pipelined(plan, run)
+    } catch (err) {
+      failure = err
+    }
+    try {
+      await session.end()
+    } catch (err) {
+      failure ??= err
+    }
+    if (failure !== null) throw failure
+    return results
   }
 
   private async direct<T>(op: Op): Promise<T> {
@@ -153,7 +198,7 @@ export class PostgresDb implements Db {
 
   async read<T>(work: () => Work<T>): Promise<T> {
     try {
-      return await runAsync(work(), (op) => this.execOp(this.pool, op))
+      return await runAsync(work(), (op) => this.step(this.pool, op))
     } catch (err) {
       throw unavailable(err)
     }
@@ -191,12 +236,22 @@ export class PostgresDb implements Db {
       await client.query('BEGIN')
       return waiting.value
     }
+    const exec = (op: Step) => this.step(client, op)
+    if (waiting.value.kind === 'overlap') {
+      await client.query('BEGIN')
+      return runAsync(it, exec, waiting)
+    }
     const ops: (Op | BatchOp)[] = [BEGIN, waiting.value]
     if (waiting.value.kind !== 'batch' && waiting.value.blind) {
       waiting = it.next(undefined)
-      if (!waiting.done) ops.push(waiting.value)
+      if (!waiting.done) {
+        if (waiting.value.kind === 'overlap') {
+          await this.execPipeline(client, ops)
+          return runAsync(it, exec, waiting)
+        }
+        ops.push(waiting.value)
+      }
     }
-    const exec = (op: Op | BatchOp) => this.execOp(client, op)
     let results: unknown[]
     try {
       results = await this.execPipeline(client, ops)

@@ -3,15 +3,16 @@ import Database from 'better-sqlite3'
 import { createPrivateFile, makePrivateDir } from '../../util/private-files.js'
 import { Checkpointer } from './checkpointer.js'
 import {
-  type BatchOp,
   type Db,
   type DbStats,
   type Op,
   type Param,
   runSync,
+  type Step,
   StorageUnavailable,
   type Work,
 } from './db.js'
+import { inOrder } from './overlap.js'
 
 type Statement = Database.Statement<unknown[], unknown>
 
@@ -127,9 +128,15 @@ export class SqliteDb implements Db {
     return s.run(...op.params).changes
   }
 
-  /** A batch runs its statements one after another (they are independent by contract). */
-  private readonly execStep = (op: Op | BatchOp): unknown =>
-    op.kind === 'batch' ? op.ops.map((o) => this.execOp(o)) : this.execOp(op)
+  /**
+   * A batch runs its statements one after another (they are independent by contract), and side-by-side
+   * units of work run one after another too (store/engine/overlap.ts): nothing waits on SQLite.
+   */
+  private readonly execStep = (op: Step): unknown => {
+    if (op.kind === 'batch') return op.ops.map((o) => this.execOp(o))
+    if (op.kind === 'overlap') return inOrder(op.plan, (w) => runSync(w, this.execStep))
+    return this.execOp(op)
+  }
 
   private direct<T>(op: Op): T {
     try {
