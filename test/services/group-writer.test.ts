@@ -25,7 +25,7 @@ afterEach(async () => {
 })
 
 /** A writer on a fresh schema, a second connection that holds the gate, and jobs that record their order. */
-async function setup(parallel?: number) {
+async function setup(parallel?: number, stallMs?: number) {
   const { url, schema, drop } = await createDatabase()
   const store = await openStore({ kind: 'postgres', url }, { pgSchema: schema })
   const holder = new pg.Client({ connectionString: url })
@@ -38,7 +38,7 @@ async function setup(parallel?: number) {
   const writer =
     parallel === undefined
       ? new GroupWriter(store.db, store.usage)
-      : new GroupWriter(store.db, store.usage, 256, parallel)
+      : new GroupWriter(store.db, store.usage, 256, parallel, undefined, stallMs)
   const done: string[] = []
   const job = (name: string, wait = false): Job<string> =>
     function* () {
@@ -58,7 +58,7 @@ describe.skipIf(!hasPg)('group writer on PostgreSQL: parallel groups, one entity
     const { writer, holder, done, job, release } = await setup()
     const a = writer.submit(job('A', true), ['ip:x'])
     expect(await eventually(() => waiting(holder))).toBe(true)
-    // Another entity's job commits while A's group is still open.
+    // Another entity's job commits while A's group is still open (once A's group has stalled).
     expect(await writer.submit(job('B'), ['ip:y'])).toBe('B')
     // A job of A's entity waits for A, whatever comes after it; a job with no entity does not.
     const c = writer.submit(job('C'), ['ip:x', 'fp:1'])
@@ -70,6 +70,19 @@ describe.skipIf(!hasPg)('group writer on PostgreSQL: parallel groups, one entity
     expect(await Promise.all([a, c, d])).toEqual(['A', 'C', 'D'])
     // D shares no entity with A, but it follows C, which does: it may not overtake C.
     expect(done).toEqual(['B', 'E', 'A', 'C', 'D'])
+  })
+
+  it('a group open for less than the stall time keeps the jobs behind it, as one group at a time does', async () => {
+    const { writer, holder, done, job, release } = await setup(3, 60_000)
+    const a = writer.submit(job('A', true), ['ip:x'])
+    expect(await eventually(() => waiting(holder))).toBe(true)
+    const b = writer.submit(job('B'), ['ip:y'])
+    await holder.query('SELECT 1')
+    await new Promise((r) => setTimeout(r, 100))
+    expect(done).toEqual([])
+    expect(writer.depth).toBe(1)
+    await release()
+    expect(await Promise.all([a, b])).toEqual(['A', 'B'])
   })
 
   it('with one group at a time (as on SQLite), a waiting group holds everything behind it', async () => {
