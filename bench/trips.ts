@@ -4,8 +4,9 @@
  * the machine is. The server runs in this process against a fresh PostgreSQL schema (VERDICT_BENCH_PG,
  * default the local `test` database) or, with --sqlite, a fresh SQLite file, and the score mix is posted
  * in groups of G concurrent requests (with --tokens each replaying its fingerprint's device token: rung
- * 1). Printed per group size: statements per event (on PostgreSQL round trips: COMMIT is one, BEGIN
- * goes out in one message with the transaction's first statements, counted as one) and by statement, with the wall time around each (on SQLite that is CPU of the event loop; on
+ * 1). Printed per group size: statements per event (on PostgreSQL BEGIN goes out in one message with the
+ * transaction's first statements, counted as one; statements of units side by side are pipelined and
+ * share round trips) and by statement, with the wall time around each (on SQLite that is CPU of the event loop; on
  * PostgreSQL it includes the round trip); on PostgreSQL also the bytes each table and index grew by per
  * event, the events row's stored size and how many rows PostgreSQL compressed (TOAST, backend CPU); and
  * the CPU per event of this process and of its backends (compare those only with another build run in
