@@ -53,7 +53,9 @@ export class Session {
     session.ended = ended
     // Unhandled until `end` is awaited: a failure is also reported through the statements.
     ended.catch(() => {})
+    // A client that cannot take the query (its connection lost) fails it instead of submitting it.
     await session.opened
+    if (session.failure) throw session.failure
     return session
   }
 
@@ -150,8 +152,13 @@ export class Session {
       f.reject(err)
     })
     // node-postgres no longer routes anything to this session: the Sync's answer only makes the
-    // connection ready again. Without one the server would wait for it.
-    if (c && !this.ending) c.sync()
+    // connection ready again. Without one the server would wait for it. (A lost connection takes none.)
+    if (c && !this.ending) {
+      try {
+        c.sync()
+      } catch {}
+    }
+    this.markOpened()
     this.finish(err)
   }
 
