@@ -4,9 +4,9 @@
  * the machine is. The server runs in this process against a fresh PostgreSQL schema (VERDICT_BENCH_PG,
  * default the local `test` database) or, with --sqlite, a fresh SQLite file, and the score mix is posted
  * in groups of G concurrent requests (with --tokens each replaying its fingerprint's device token: rung
- * 1). Printed per group size: statements per event (on PostgreSQL BEGIN goes out in one message with the
- * transaction's first statements, counted as one; statements of units side by side are pipelined and
- * share round trips) and by statement, with the wall time around each (on SQLite that is CPU of the event loop; on
+ * 1). Printed per group size: statements per event (on PostgreSQL a message of several statements counts
+ * as one: BEGIN with the transaction's first read, blind writes with the next read or with COMMIT;
+ * statements of units side by side are pipelined and share round trips) and by statement, with the wall time around each (on SQLite that is CPU of the event loop; on
  * PostgreSQL it includes the round trip); on PostgreSQL also the bytes each table and index grew by per
  * event, the events row's stored size and how many rows PostgreSQL compressed (TOAST, backend CPU); and
  * the CPU per event of this process and of its backends (compare those only with another build run in
@@ -54,8 +54,8 @@ function countTrips(db: Db) {
     add(l, 1, performance.now() - t0)
     return out
   }
-  // On PostgreSQL BEGIN goes out with the transaction's first statements (one round trip, counted as
-  // that message); on SQLite BEGIN and COMMIT are two statements.
+  // On PostgreSQL BEGIN goes out with the transaction's first read and COMMIT with what waits before it
+  // (each message counted as one); on SQLite BEGIN and COMMIT are two statements.
   const pipeline = inner.execPipeline?.bind(db)
   if (pipeline) {
     inner.execPipeline = (client, ops) => {
@@ -65,8 +65,7 @@ function countTrips(db: Db) {
   }
   const tx = inner.tx.bind(db)
   inner.tx = (work) => {
-    if (pipeline) add('COMMIT', 1, 0)
-    else add('BEGIN + COMMIT', 2, 0)
+    if (!pipeline) add('BEGIN + COMMIT', 2, 0)
     return tx(work)
   }
   return {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { type Op, q, type Work } from '../../src/store/engine/db.js'
+import { blind as blindly, type Op, q, type Work } from '../../src/store/engine/db.js'
 import type { Store } from '../../src/store/index.js'
 import { openTestStore } from '../helpers/build.js'
 import { pgAvailable } from '../helpers/pg.js'
@@ -150,5 +150,51 @@ describe.skipIf(!hasPg)('statements on postgres', () => {
       }),
     ).rejects.toMatchObject({ code: '23505' })
     expect(await store.db.all('SELECT k, n FROM st ORDER BY k')).toEqual([{ k: 'a', n: 1 }])
+  })
+
+  it('holds blind statements for the next read or for COMMIT, and fails the transaction where they fail', async () => {
+    await open()
+    const insert = (k: string) => q.run('INSERT INTO st (k, n) VALUES (?, ?)', [k, 1])
+    // The work ends with blind writes: they go out with COMMIT, and are committed.
+    expect(
+      await store.db.tx(function* () {
+        yield* blindly(insert('a'))
+        yield* blindly(insert('b'))
+        return 'done'
+      }),
+    ).toBe('done')
+    expect(await store.db.all('SELECT k FROM st ORDER BY k')).toEqual([{ k: 'a' }, { k: 'b' }])
+    // A blind write goes out before the read that follows it, in one message: the read sees it.
+    expect(
+      await store.db.tx(function* () {
+        yield* blindly(insert('c'))
+        return yield* q.get<{ n: number }>('SELECT COUNT(*) AS n FROM st')
+      }),
+    ).toEqual({ n: 3 })
+    // One that fails is reported where the work next waits for a result, and nothing is committed.
+    let where = ''
+    await expect(
+      store.db.tx(function* () {
+        yield* insert('d')
+        yield* blindly(insert('a'))
+        where = 'after the blind write'
+        try {
+          yield* q.get('SELECT 1 AS one')
+        } catch (err) {
+          where = 'at the read'
+          throw err
+        }
+      }),
+    ).rejects.toMatchObject({ code: '23505' })
+    expect(where).toBe('at the read')
+    // With COMMIT, after the work has returned: the transaction fails, nothing is committed.
+    await expect(
+      store.db.tx(function* () {
+        yield* insert('e')
+        yield* blindly(insert('a'))
+        return 'returned'
+      }),
+    ).rejects.toMatchObject({ code: '23505' })
+    expect(await store.db.all('SELECT k FROM st ORDER BY k')).toEqual([{ k: 'a' }, { k: 'b' }, { k: 'c' }])
   })
 })

@@ -9,7 +9,7 @@ import { OUTSIDE_SIGNAL_CODES } from '../../scoring/reasons.js'
 import { RULES_VERSION, recordInput } from '../../scoring/recorded.js'
 import type { AttributeCounts } from '../../scoring/rules/facts.js'
 import type { AccountHistory, EngineInput, EngineResult, GeneratedMailboxes } from '../../scoring/types.js'
-import { none, together, type Work } from '../../store/engine/db.js'
+import { blind, none, together, type Work } from '../../store/engine/db.js'
 import { overlapped } from '../../store/engine/overlap.js'
 import { type GroupCounters, HOUR_MS } from '../../store/events/aggregates.js'
 import type { GroupMeter } from '../../store/events/group-meter.js'
@@ -20,7 +20,7 @@ import { consumeQuota } from '../access/quota.js'
 import { assertQuotaFits } from '../access/quota-check.js'
 import { deviceHistory, linkWithinBatch, withMailboxAccounts } from '../devices/device.js'
 import { type Idem, NO_IDEM } from '../runtime/idempotency.js'
-import { emit } from '../webhooks/events.js'
+import { emit, type WebhookEventType } from '../webhooks/events.js'
 import { deviceProfile } from './device-profile.js'
 import type { CountedValue } from './rule-facts.js'
 import { type PreparedEvent, prepareEvent, type ScoreBody } from './score-inputs.js'
@@ -171,13 +171,16 @@ function* scoreAndRecord(
     decidedBy: { configVersion: p.configVersion, rulesVersion: RULES_VERSION, input: recordInput(input) },
     asnBad: countsAsBadForAsn(result, p.config.thresholds.block),
   }
-  // And so do its writes (each to tables of its own): a second batch.
-  const [, , queued] = yield* together(
+  // And so do its writes (each to tables of its own): a second batch. Nothing is read from them unless a
+  // decision message is queued (the outbox counts its deliveries first): otherwise they are blind, and on
+  // PostgreSQL go out with the next statement that reads (a lone event's: its group's end).
+  const writes = together(
     ctx.store.events.insert(event),
     ctx.store.devices.insertObservation(event),
     emitDecision(ctx, event, subscribed),
     dev ? dev.write : none(),
   )
+  const [, , queued] = yield* decisionType(event, subscribed) === null ? blind(writes) : writes
   // One at a time, in one fixed order (by attribute, then value): rows other nodes may upsert too must
   // lock in the same order everywhere (PostgreSQL does not promise the order of a batched statement's
   // parts, and requests list attributes in any order).
@@ -199,6 +202,14 @@ function largest(a: AttributeCounts | undefined, b: AttributeCounts): AttributeC
 const byKeyAndValue = (x: CountedValue, y: CountedValue) =>
   x.key < y.key ? -1 : x.key > y.key ? 1 : x.valueHash < y.valueHash ? -1 : x.valueHash > y.valueHash ? 1 : 0
 
+/** The decision message the event queues for the tenant's subscribed endpoints, if any. */
+function decisionType(e: ScoredEvent, subscribed: ReadonlySet<string>): WebhookEventType | null {
+  const verdict = e.result.verdict
+  if (verdict !== 'review' && verdict !== 'block') return null
+  const type = verdict === 'review' ? 'decision.review' : 'decision.block'
+  return subscribed.has(type) ? type : null
+}
+
 /**
  * The `decision.review` / `decision.block` message, in the event's own transaction (the outbox). Only
  * when one of the tenant's endpoints subscribes to it (`subscribed`, the types read from memory before
@@ -206,10 +217,9 @@ const byKeyAndValue = (x: CountedValue, y: CountedValue) =>
  * to record.
  */
 function* emitDecision(ctx: TenantContext, e: ScoredEvent, subscribed: ReadonlySet<string>): Work<number> {
+  const type = decisionType(e, subscribed)
+  if (type === null) return 0
   const verdict = e.result.verdict
-  if (verdict !== 'review' && verdict !== 'block') return 0
-  const type = verdict === 'review' ? 'decision.review' : 'decision.block'
-  if (!subscribed.has(type)) return 0
   const a = e.attributes
   return yield* emit(
     ctx.store.webhookOutbox,

@@ -11,9 +11,9 @@ export interface Op {
   sql: string
   params: readonly Param[]
   /**
-   * The work never reads this statement's result (it is given `undefined`). As the first statement of a
-   * transaction, PostgreSQL sends it, BEGIN and the statement after it in one message: one round trip
-   * for the three (store/engine/postgres.ts `begin`).
+   * The work never reads this statement's result (on PostgreSQL it is given `undefined` at once): the
+   * statement goes out in one message with the statements after it, up to the next one whose result the
+   * work reads, or COMMIT (store/engine/postgres.ts). A failure is thrown into the work there.
    */
   blind?: true
 }
@@ -26,6 +26,8 @@ export interface Op {
 export interface BatchOp {
   kind: 'batch'
   ops: readonly Op[]
+  /** As `Op.blind`: each part is given `undefined`. */
+  blind?: true
 }
 
 /**
@@ -105,6 +107,25 @@ export function* together<T extends readonly unknown[]>(...works: Results<T>): W
       steps[i] = works[i]!.next(nested ? results.slice(from, to) : results[from])
     })
   }
+}
+
+/**
+ * Runs `work` with its statements marked blind (`Op.blind`): for writes whose results the work does not
+ * read (it must not branch on them: on PostgreSQL each is `undefined`, a batch's an array of those).
+ */
+export function* blind<T>(work: Work<T>): Work<T> {
+  let step = work.next()
+  while (!step.done) {
+    const op = step.value
+    if (op.kind === 'overlap') throw new Error('side-by-side units of work cannot be blind')
+    step = work.next(yield { ...op, blind: true })
+  }
+  return step.value
+}
+
+/** What a blind statement is answered with before it has run. */
+export function blindAnswer(op: Op | BatchOp): unknown {
+  return op.kind === 'batch' ? op.ops.map(() => undefined) : undefined
 }
 
 /** The statements a unit of work yields: `const rows = yield* q.all<Row>('SELECT …', [a])`. */

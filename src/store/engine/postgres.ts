@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import pg from 'pg'
 import {
   type BatchOp,
+  blindAnswer,
   type Db,
   type DbStats,
   type Op,
@@ -55,6 +56,7 @@ function unavailable(err: unknown): Error {
 }
 
 const BEGIN: Op = { kind: 'run', sql: 'BEGIN', params: [] }
+const COMMIT: Op = { kind: 'run', sql: 'COMMIT', params: [] }
 
 export interface PostgresOptions {
   schema?: string
@@ -212,9 +214,7 @@ export class PostgresDb implements Db {
       throw unavailable(err)
     }
     try {
-      const result = await this.begin(client, work())
-      await client.query('COMMIT')
-      return result
+      return await this.transact(client, work())
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {})
       throw unavailable(err)
@@ -224,43 +224,46 @@ export class PostgresDb implements Db {
   }
 
   /**
-   * BEGIN, then the unit of work. BEGIN goes out with the work's first statement, and with its second
-   * too when the first is `blind` (the entity locks of a scoring group: the work reads nothing from
-   * them), in one message: one round trip where there were two or three (store/engine/pg-statement.ts
-   * Pipeline). The server runs them in order, so the locks are held before the reads run; a failure of
-   * any of them is thrown into the work where it waits, as if that statement had failed alone.
+   * BEGIN, the unit of work and COMMIT, with as few round trips as the work allows: a statement whose
+   * result the work does not read (`blind`: the entity locks, an event's writes) waits and goes out in
+   * one message with the next statement whose result it does read, or with COMMIT (`Pipeline` in
+   * store/engine/pg-statement.ts). BEGIN is the first such statement, so it always travels with the
+   * work's first read: BEGIN, the entity locks and a scoring group's first reads are one round trip, and
+   * a lone event's writes and its group's end another. The server runs a message's statements in order (each takes its snapshot when it is reached, after the
+   * one before has finished); a failure of any of them is thrown into the work where it waits.
    */
-  private async begin<T>(client: pg.PoolClient, it: Work<T>): Promise<T> {
-    let waiting: ReturnType<Work<T>['next']> = it.next()
-    if (waiting.done) {
-      await client.query('BEGIN')
-      return waiting.value
+  private async transact<T>(client: pg.PoolClient, it: Work<T>): Promise<T> {
+    const waiting: (Op | BatchOp)[] = [BEGIN]
+    /** Sends what waits (and `op`, whose result is the last of the message's). */
+    const flush = async (op?: Op | BatchOp): Promise<unknown> => {
+      const ops = op ? [...waiting, op] : [...waiting]
+      waiting.length = 0
+      if (ops.length === 0) return undefined
+      const results = await this.execPipeline(client, ops)
+      return results[results.length - 1]
     }
-    const exec = (op: Step) => this.step(client, op)
-    if (waiting.value.kind === 'overlap') {
-      await client.query('BEGIN')
-      return runAsync(it, exec, waiting)
-    }
-    const ops: (Op | BatchOp)[] = [BEGIN, waiting.value]
-    if (waiting.value.kind !== 'batch' && waiting.value.blind) {
-      waiting = it.next(undefined)
-      if (!waiting.done) {
-        if (waiting.value.kind === 'overlap') {
-          await this.execPipeline(client, ops)
-          return runAsync(it, exec, waiting)
-        }
-        ops.push(waiting.value)
+    let step = it.next()
+    while (!step.done) {
+      const op = step.value
+      if (op.kind !== 'overlap' && op.blind) {
+        waiting.push(op)
+        step = it.next(blindAnswer(op))
+        continue
       }
+      let value: unknown
+      try {
+        if (op.kind === 'overlap') {
+          await flush()
+          value = await this.step(client, op)
+        } else value = waiting.length > 0 ? await flush(op) : await this.execOp(client, op)
+      } catch (err) {
+        step = it.throw(err)
+        continue
+      }
+      step = it.next(value)
     }
-    let results: unknown[]
-    try {
-      results = await this.execPipeline(client, ops)
-    } catch (err) {
-      if (waiting.done) throw err
-      return runAsync(it, exec, it.throw(err))
-    }
-    if (waiting.done) return waiting.value
-    return runAsync(it, exec, it.next(results[results.length - 1]))
+    await flush(COMMIT)
+    return step.value
   }
 
   async exec(script: string): Promise<void> {
