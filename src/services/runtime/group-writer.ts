@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks'
 import { ApiError } from '../../errors.js'
 import { NO_SIGNALS, type Signals } from '../../observability/signals.js'
-import type { UsageStore } from '../../store/access/usage.js'
-import { type Db, together, type Work } from '../../store/engine/db.js'
+import { QUOTA_OVERTAKEN, type UsageStore } from '../../store/access/usage.js'
+import { blind, type Db, together, type Work } from '../../store/engine/db.js'
 import { lockEntities } from '../../store/engine/entity-locks.js'
 import { overlapped } from '../../store/engine/overlap.js'
 import { GroupCounters } from '../../store/events/aggregates.js'
@@ -179,12 +179,19 @@ export class GroupWriter {
     const started = performance.now()
     try {
       await this.signals.span('group.commit', async () => {
+        const first: { meter: GroupMeter | null } = { meter: null }
         try {
-          await this.run(group, outcomes, null)
+          await this.run(group, outcomes, null, first)
         } catch (error) {
           // Rare (only near a quota, with another writer metering the same tenant): run it again exactly.
-          if (!(error instanceof MeterOvertaken)) throw error
-          await this.run(group, outcomes, error.keys)
+          const keys =
+            error instanceof MeterOvertaken
+              ? error.keys
+              : (error as { code?: string }).code === QUOTA_OVERTAKEN && first.meter
+                ? first.meter.keys()
+                : null
+          if (keys === null) throw error
+          await this.run(group, outcomes, keys, { meter: null })
         }
       })
     } catch (error) {
@@ -201,19 +208,26 @@ export class GroupWriter {
     })
   }
 
-  /** One transaction for the group; `exact` names the usage rows to lock first (the retry). */
-  private run(
+  /**
+   * One transaction for the group; `exact` names the usage rows to lock first (the retry). `made` is
+   * given the group's meter (for the rows to run again exactly when the server refused its write).
+   */
+  private async run(
     group: readonly Pending[],
     outcomes: Outcome[],
     exact: readonly (readonly [string, string])[] | null,
+    made: { meter: GroupMeter | null },
   ): Promise<void> {
     const dialect = this.db.dialect
     const locks = group.flatMap((item) => item.locks)
     const usage = this.usage
-    return this.db.tx(function* () {
+    await this.db.tx(function* () {
       outcomes.length = 0
       yield* lockEntities(dialect, locks)
-      const meter = new GroupMeter(usage, exact !== null)
+      // On PostgreSQL the group's end is not read back: it goes out with COMMIT, and an overtaken quota
+      // fails it on the server (QUOTA_OVERTAKEN) instead of returning a refusal.
+      const meter = new GroupMeter(usage, exact !== null, dialect === 'postgres')
+      made.meter = meter
       if (exact) yield* meter.lock(exact)
       const counters = new GroupCounters()
       // In order; a job that shares no entity with the running ones runs beside them (on PostgreSQL).
@@ -226,7 +240,9 @@ export class GroupWriter {
       )
       // One batch (one statement on PostgreSQL) whose parts lock rows in their order: usage rows before
       // counter rows, in every group and mode, so transactions lock them in one order.
-      yield* together(meter.flush(), counters.flush())
+      const end = together(meter.flush(), counters.flush())
+      yield* dialect === 'postgres' ? blind(end) : end
     })
+    made.meter?.committed()
   }
 }

@@ -16,6 +16,9 @@ export function usagePeriod(nowMs: number): string {
 
 const READ = 'SELECT used FROM usage WHERE tenant_id = ? AND period = ?'
 
+/** The SQLSTATE of `quota_overtaken` (PostgreSQL). */
+export const QUOTA_OVERTAKEN = 'VQ001'
+
 export class UsageStore {
   /** The last meter reading this process saw per tenant and period: a lower bound between its writes. */
   private readonly seen = new Map<string, number>()
@@ -39,6 +42,29 @@ export class UsageStore {
     if (this.seen.size > 100_000) this.seen.clear()
     this.seen.set(`${tenantId}\u0000${period}`, Number(row.used))
     return true
+  }
+
+  /**
+   * On PostgreSQL, `meter` for a statement whose result is not read (a group's end goes out with its
+   * COMMIT, store/engine/postgres.ts): when the units no longer fit, the statement fails with
+   * QUOTA_OVERTAKEN (migration 36's `quota_overtaken`) instead of changing nothing, so the transaction
+   * cannot commit. Call `noteMetered` once it has committed.
+   */
+  *meterOrFail(tenantId: string, period: string, units: number, quota: number): Work<void> {
+    yield* q.run(
+      `INSERT INTO usage (tenant_id, period, used) VALUES (?, ?, ?)
+       ON CONFLICT (tenant_id, period) DO UPDATE SET used = CASE
+         WHEN usage.used + excluded.used <= ? THEN usage.used + excluded.used
+         ELSE quota_overtaken(usage.tenant_id, usage.period) END`,
+      [tenantId, period, units, quota],
+    )
+  }
+
+  /** A committed `meterOrFail`: the month's reading is at least `used` (what the group read plus its units). */
+  noteMetered(tenantId: string, period: string, used: number): void {
+    const key = `${tenantId}\u0000${period}`
+    if (this.seen.size > 100_000) this.seen.clear()
+    this.seen.set(key, Math.max(this.seen.get(key) ?? 0, used))
   }
 
   /**

@@ -39,10 +39,16 @@ const keyOf = (tenantId: string, period: string) => `${tenantId}\u0000${period}`
 export class GroupMeter {
   private readonly tallies = new Map<string, Tally>()
 
-  /** @param exact lock each usage row when first met (and via lock() up front) instead of reading it. */
+  /**
+   * @param exact lock each usage row when first met (and via lock() up front) instead of reading it.
+   * @param failsOnServer write with `meterOrFail` (PostgreSQL: the group's end is not read back, it goes
+   * out with COMMIT), so an overtaken quota fails the transaction; the caller maps QUOTA_OVERTAKEN to
+   * MeterOvertaken with `keys()`.
+   */
   constructor(
     private readonly usage: UsageStore,
     private readonly exact = false,
+    private readonly failsOnServer = false,
   ) {}
 
   /** Exact mode: locks and reads the given rows, sorted (every group locks usage rows in one order). */
@@ -73,15 +79,34 @@ export class GroupMeter {
    * longer fit.
    */
   *flush(): Work<void> {
-    const tallies = [...this.tallies.values()]
-      .filter((t) => t.units > 0)
-      .sort((a, b) => (keyOf(a.tenantId, a.period) < keyOf(b.tenantId, b.period) ? -1 : 1))
+    const tallies = this.accepted()
+    if (this.failsOnServer) {
+      // PostgreSQL: an overtaken quota fails the statement (QUOTA_OVERTAKEN), nothing is read back.
+      yield* together(...tallies.map((t) => this.usage.meterOrFail(t.tenantId, t.period, t.units, t.quota)))
+      return
+    }
     const fitted = yield* together<boolean[]>(
       ...tallies.map((t) => this.usage.meter(t.tenantId, t.period, t.units, t.quota)),
     )
-    if (fitted.some((ok) => !ok)) {
-      throw new MeterOvertaken([...this.tallies.values()].map((x) => [x.tenantId, x.period] as const))
-    }
+    if (fitted.some((ok) => !ok)) throw new MeterOvertaken(this.keys())
+  }
+
+  /** The tallies with units to write, sorted (every group writes usage rows in one order). */
+  private accepted(): Tally[] {
+    return [...this.tallies.values()]
+      .filter((t) => t.units > 0)
+      .sort((a, b) => (keyOf(a.tenantId, a.period) < keyOf(b.tenantId, b.period) ? -1 : 1))
+  }
+
+  /** The usage rows this group meters, for running it again exactly. */
+  keys(): (readonly [string, string])[] {
+    return [...this.tallies.values()].map((x) => [x.tenantId, x.period] as const)
+  }
+
+  /** After COMMIT: the process's last readings include what this group metered (`failsOnServer`). */
+  committed(): void {
+    if (!this.failsOnServer) return
+    for (const t of this.accepted()) this.usage.noteMetered(t.tenantId, t.period, t.used + t.units)
   }
 
   /** The tenant's tally, read (and the tenant row locked) when first met; undefined: the tenant is gone. */

@@ -712,4 +712,19 @@ ALTER TABLE tenants ADD COLUMN first_beacon_ms BIGINT;
 UPDATE tenants SET first_beacon_ms = (SELECT MIN(created_ms) FROM beacon_observations b WHERE b.tenant_id = tenants.id);
 `,
   },
+  {
+    version: 36,
+    name: 'a meter write that fails when the quota was overtaken (PostgreSQL)',
+    // A scoring group's end (its meter and counters) goes out in one message with its COMMIT. A guarded
+    // upsert that changes nothing would let that COMMIT pass a group over quota; its guard calls this
+    // instead, which fails the statement and so the transaction (store/access/usage.ts meterOrFail).
+    sql: `
+CREATE FUNCTION quota_overtaken(tenant TEXT, month TEXT) RETURNS BIGINT LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'the monthly quota of % for % was taken meanwhile', tenant, month USING ERRCODE = 'VQ001';
+END
+$$;
+`,
+    only: 'postgres',
+  },
 ]
