@@ -229,8 +229,9 @@ export class PostgresDb implements Db {
    * one message with the next statement whose result it does read, or with COMMIT (`Pipeline` in
    * store/engine/pg-statement.ts). BEGIN is the first such statement, so it always travels with the
    * work's first read: BEGIN, the entity locks and a scoring group's first reads are one round trip, and
-   * a lone event's writes and its group's end another. The server runs a message's statements in order (each takes its snapshot when it is reached, after the
-   * one before has finished); a failure of any of them is thrown into the work where it waits.
+   * a lone event's writes, its group's end and COMMIT another. The server runs a message's statements in
+   * order (each takes its snapshot when it is reached, after the one before has finished); a failure of
+   * any of them is thrown into the work where it waits, or fails the transaction at COMMIT.
    */
   private async transact<T>(client: pg.PoolClient, it: Work<T>): Promise<T> {
     const waiting: (Op | BatchOp)[] = [BEGIN]
