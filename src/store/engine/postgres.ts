@@ -16,7 +16,7 @@ import {
 import { pipelined } from './overlap.js'
 import { composeBatch, decodeBatch } from './pg-batch.js'
 import { Session } from './pg-session.js'
-import { Execution, type Outcome, Pipeline, type Prepared, send, sendAll } from './pg-statement.js'
+import { Execution, type Outcome, type Prepared, send } from './pg-statement.js'
 
 // COUNT(*) and BIGINT columns (millisecond times) fit in a double; read them as numbers.
 pg.types.setTypeParser(20, (v) => Number(v))
@@ -127,11 +127,41 @@ export class PostgresDb implements Db {
     }
   }
 
-  /** The statements of `ops` in one message, one round trip (pg-statement.ts Pipeline); their results. */
+  /**
+   * The statements of `ops` in one message with one Sync, one round trip (written in one tick on a
+   * pipelined stretch of the connection, pg-session.ts); their results.
+   */
   private async execPipeline(client: pg.PoolClient, ops: readonly (Op | BatchOp)[]): Promise<unknown[]> {
     const sent = ops.map((op) => this.statement(op))
-    const outcomes = await sendAll(client, new Pipeline(sent.map((s) => s.execution)))
+    const outcomes = await this.inSession(client, (session) => {
+      const answers = Promise.all(sent.map((s) => session.send(s.execution)))
+      // The Sync goes in the same write: one round trip, not a Flush's and then the Sync's.
+      void session.end()
+      return answers
+    })
     return sent.map((s, i) => s.result(outcomes[i]!))
+  }
+
+  /**
+   * `work` on a pipelined stretch of the connection (pg-session.ts), ended with a Sync before returning
+   * or throwing, so the connection is ready for the transaction's next statement or its ROLLBACK.
+   */
+  private async inSession<T>(client: pg.PoolClient, work: (session: Session) => Promise<T>): Promise<T> {
+    const session = await Session.open(client)
+    let result: T | undefined
+    let failure: unknown = null
+    try {
+      result = await work(session)
+    } catch (err) {
+      failure = err
+    }
+    try {
+      await session.end()
+    } catch (err) {
+      failure ??= err
+    }
+    if (failure !== null) throw failure
+    return result as T
   }
 
   private async execOp(target: pg.Pool | pg.PoolClient | Session, op: Op | BatchOp): Promise<unknown> {
@@ -154,30 +184,14 @@ export class PostgresDb implements Db {
     return results
   }
 
-  /**
-   * Inside a transaction: the items side by side on a pipelined stretch of its connection (pg-session.ts),
-   * each running item with a statement in flight. Ends the stretch (a Sync) before returning or throwing,
-   * so the connection is ready for the transaction's next statement or its ROLLBACK.
-   */
-  private async overlap(client: pg.PoolClient, plan: OverlapPlan): Promise<unknown[]> {
-    const session = await Session.open(client)
-    const exec = (op: Step): Promise<unknown> =>
-      op.kind === 'overlap' ? pipelined(op.plan, run) : this.execOp(session, op)
-    const run = (w: Work<unknown>) => runAsync(w, exec)
-    let results: unknown[] = []
-    let failure: unknown = null
-    try {
-      results = await pipelined(plan, run)
-    } catch (err) {
-      failure = err
-    }
-    try {
-      await session.end()
-    } catch (err) {
-      failure ??= err
-    }
-    if (failure !== null) throw failure
-    return results
+  /** Inside a transaction: the items side by side, each running item with a statement in flight. */
+  private overlap(client: pg.PoolClient, plan: OverlapPlan): Promise<unknown[]> {
+    return this.inSession(client, (session) => {
+      const exec = (op: Step): Promise<unknown> =>
+        op.kind === 'overlap' ? pipelined(op.plan, run) : this.execOp(session, op)
+      const run = (w: Work<unknown>) => runAsync(w, exec)
+      return pipelined(plan, run)
+    })
   }
 
   private async direct<T>(op: Op): Promise<T> {
@@ -226,12 +240,12 @@ export class PostgresDb implements Db {
   /**
    * BEGIN, the unit of work and COMMIT, with as few round trips as the work allows: a statement whose
    * result the work does not read (`blind`: the entity locks, an event's writes) waits and goes out in
-   * one message with the next statement whose result it does read, or with COMMIT (`Pipeline` in
-   * store/engine/pg-statement.ts). BEGIN is the first such statement, so it always travels with the
-   * work's first read: BEGIN, the entity locks and a scoring group's first reads are one round trip, and
-   * a lone event's writes, its group's end and COMMIT another. The server runs a message's statements in
-   * order (each takes its snapshot when it is reached, after the one before has finished); a failure of
-   * any of them is thrown into the work where it waits, or fails the transaction at COMMIT.
+   * one message with the next statement whose result it does read, or with COMMIT (`execPipeline`).
+   * BEGIN is the first such statement, so it always travels with the work's first read: BEGIN, the
+   * entity locks and a scoring group's first reads are one round trip, and a lone event's writes, its
+   * group's end and COMMIT another. The server runs a message's statements in order (each takes its
+   * snapshot when it is reached, after the one before has finished); a failure of any of them is thrown
+   * into the work where it waits, or fails the transaction at COMMIT.
    */
   private async transact<T>(client: pg.PoolClient, it: Work<T>): Promise<T> {
     const waiting: (Op | BatchOp)[] = [BEGIN]
