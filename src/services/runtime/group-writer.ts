@@ -179,19 +179,12 @@ export class GroupWriter {
     const started = performance.now()
     try {
       await this.signals.span('group.commit', async () => {
-        const first: { meter: GroupMeter | null } = { meter: null }
         try {
-          await this.run(group, outcomes, null, first)
+          await this.run(group, outcomes, null)
         } catch (error) {
           // Rare (only near a quota, with another writer metering the same tenant): run it again exactly.
-          const keys =
-            error instanceof MeterOvertaken
-              ? error.keys
-              : (error as { code?: string }).code === QUOTA_OVERTAKEN && first.meter
-                ? first.meter.keys()
-                : null
-          if (keys === null) throw error
-          await this.run(group, outcomes, keys, { meter: null })
+          if (!(error instanceof MeterOvertaken)) throw error
+          await this.run(group, outcomes, error.keys)
         }
       })
     } catch (error) {
@@ -209,40 +202,42 @@ export class GroupWriter {
   }
 
   /**
-   * One transaction for the group; `exact` names the usage rows to lock first (the retry). `made` is
-   * given the group's meter (for the rows to run again exactly when the server refused its write).
+   * One transaction for the group; `exact` names the usage rows to lock first (the retry). Throws
+   * MeterOvertaken when the meter's final write found the room taken, refused here or on the server.
    */
   private async run(
     group: readonly Pending[],
     outcomes: Outcome[],
     exact: readonly (readonly [string, string])[] | null,
-    made: { meter: GroupMeter | null },
   ): Promise<void> {
     const dialect = this.db.dialect
     const locks = group.flatMap((item) => item.locks)
-    const usage = this.usage
-    await this.db.tx(function* () {
-      outcomes.length = 0
-      yield* lockEntities(dialect, locks)
-      // On PostgreSQL the group's end is not read back: it goes out with COMMIT, and an overtaken quota
-      // fails it on the server (QUOTA_OVERTAKEN) instead of returning a refusal.
-      const meter = new GroupMeter(usage, exact !== null, dialect === 'postgres')
-      made.meter = meter
-      if (exact) yield* meter.lock(exact)
-      const counters = new GroupCounters()
-      // In order; a job that shares no entity with the running ones runs beside them (on PostgreSQL).
-      outcomes.push(
-        ...(yield* overlapped(
-          group,
-          (item) => item.keys,
-          (item) => settle(item.job(counters, meter)),
-        )),
-      )
-      // One batch (one statement on PostgreSQL) whose parts lock rows in their order: usage rows before
-      // counter rows, in every group and mode, so transactions lock them in one order.
-      const end = together(meter.flush(), counters.flush())
-      yield* dialect === 'postgres' ? blind(end) : end
-    })
-    made.meter?.committed()
+    // On PostgreSQL the group's end is not read back: it goes out with COMMIT, and an overtaken quota
+    // fails it on the server (QUOTA_OVERTAKEN) instead of returning a refusal.
+    const meter = new GroupMeter(this.usage, exact !== null, dialect === 'postgres')
+    try {
+      await this.db.tx(function* () {
+        outcomes.length = 0
+        yield* lockEntities(dialect, locks)
+        if (exact) yield* meter.lock(exact)
+        const counters = new GroupCounters()
+        // In order; a job that shares no entity with the running ones runs beside them (on PostgreSQL).
+        outcomes.push(
+          ...(yield* overlapped(
+            group,
+            (item) => item.keys,
+            (item) => settle(item.job(counters, meter)),
+          )),
+        )
+        // One batch (one statement on PostgreSQL) whose parts lock rows in their order: usage rows before
+        // counter rows, in every group and mode, so transactions lock them in one order.
+        const end = together(meter.flush(), counters.flush())
+        yield* dialect === 'postgres' ? blind(end) : end
+      })
+    } catch (error) {
+      if ((error as { code?: string }).code === QUOTA_OVERTAKEN) throw new MeterOvertaken(meter.keys())
+      throw error
+    }
+    meter.committed()
   }
 }
