@@ -9,6 +9,8 @@ export interface Scored {
   score: number
   verdict: 'allow' | 'review' | 'block'
   reasons: string[]
+  /** Every fired check's code and weight (informational ones at 0). */
+  fired: { reason: string; weight: number }[]
   /** With `--json`: the request as sent (a replayed token as `true`), the response's device and checks. */
   detail?: { sent: Record<string, unknown>; device?: Record<string, unknown>; checks?: unknown[] }
 }

@@ -1,13 +1,15 @@
 /**
  * Decision quality on labelled traffic: 14 simulated days of legitimate populations and attacks
  * scored through the real app, reported as false positives per population, catch rates per attack,
- * customer-level rates and the ROC AUC of the score. See docs/quality.md.
+ * customer-level rates and the ROC AUC of the score, then how much of what is still wrong the
+ * interface's own codes and rules decide (held.ts). See docs/quality.md.
  *
  *   npm run bench:quality [-- --seed N] [--events N] [--json file]
  */
 import { writeFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
+import { heldByInterface, heldMarkdown } from './held.js'
 import { markdown, summarise } from './report.js'
 import { simulate } from './simulate.js'
 
@@ -41,6 +43,7 @@ console.log(
     `seed ${seed}, ${scored.length} events (${((performance.now() - t0) / 1000).toFixed(0)} s)`,
   ),
 )
+console.log(`\n${heldMarkdown(heldByInterface(scored))}`)
 if (values.json) {
   writeFileSync(values.json, JSON.stringify(scored))
 }

@@ -110,7 +110,7 @@ export async function simulate(o: SimulateOptions): Promise<Scored[]> {
           reasons: string[]
           device_token?: string
           device?: Record<string, unknown>
-          checks?: unknown[]
+          checks?: { reason: string; weight: number }[]
         }
         if (e.device && body.device_token) e.device.token = body.device_token
         out.push({
@@ -121,6 +121,7 @@ export async function simulate(o: SimulateOptions): Promise<Scored[]> {
           score: body.score,
           verdict: body.verdict,
           reasons: body.reasons,
+          fired: (body.checks ?? []).map((c) => ({ reason: c.reason, weight: c.weight })),
           ...(o.detail
             ? {
                 detail: {
