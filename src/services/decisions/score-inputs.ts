@@ -128,7 +128,8 @@ const present = (s: string | undefined): string | null =>
 export async function prepareEvent(
   ctx: TenantContext,
   body: ScoreBody,
-  storedConfig?: StoredConfig,
+  /** A row of a batch: the batch's config, read once, and reads composed with the other rows'. */
+  batch?: { config: StoredConfig },
 ): Promise<PreparedEvent> {
   const userId = present(body.user_id)
   const deviceId = present(body.device_id)
@@ -175,28 +176,31 @@ export async function prepareEvent(
   const beacons = deviceId !== null && (await ctx.store.beacons.anySent(ctx.tenant.id))
   const [matches, stored, network, rates, [resolved, beacon, session]] = await Promise.all([
     ctx.store.lists.match(ctx.tenant.id, listKeys, now, ip?.rangeKeys ?? undefined),
-    storedConfig ? Promise.resolve(storedConfig) : ctx.store.config.cached(ctx.tenant.id),
+    batch ? Promise.resolve(batch.config) : ctx.store.config.cached(ctx.tenant.id),
     gatherNetwork(ctx, attributes, now),
     ctx.store.devices.cachedRates(now),
-    // The device's, the beacon's and the watch session's reads: one statement on PostgreSQL.
-    ctx.store.db.read(() =>
-      together(
-        resolveDevice(
-          ctx,
-          {
-            fingerprint: deviceId,
-            token: present(body.device_token),
-            ip: lookup,
-            userId,
-            standardized: body.device?.is_font_standardized === true,
-          },
-          now,
+    // The device's, the beacon's and the watch session's reads: one statement on PostgreSQL, shared with
+    // the batch's other rows that read at the same time.
+    ctx.store.db.read(
+      () =>
+        together(
+          resolveDevice(
+            ctx,
+            {
+              fingerprint: deviceId,
+              token: present(body.device_token),
+              ip: lookup,
+              userId,
+              standardized: body.device?.is_font_standardized === true,
+            },
+            now,
+          ),
+          beacons
+            ? bindBeacon(ctx, { deviceId, ip: ip?.parsed ?? null, ipHash: ip?.hash ?? null, visitId }, now)
+            : none(null),
+          beacons ? beaconSession(ctx, { deviceId, visitId }, now - TIMELINE_WINDOW_MS) : none(null),
         ),
-        beacons
-          ? bindBeacon(ctx, { deviceId, ip: ip?.parsed ?? null, ipHash: ip?.hash ?? null, visitId }, now)
-          : none(null),
-        beacons ? beaconSession(ctx, { deviceId, visitId }, now - TIMELINE_WINDOW_MS) : none(null),
-      ),
+      { compose: batch !== undefined },
     ),
   ])
   const device = withCollisionRisk(resolved, rates)

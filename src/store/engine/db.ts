@@ -169,9 +169,12 @@ export interface Db {
   tx<T>(work: () => Work<T>): Promise<T>
   /**
    * Runs a unit of work of reads only, outside a transaction: each statement sees what is committed when
-   * it starts. What it reads `together` is one statement (one round trip) on PostgreSQL.
+   * it starts. What it reads `together` is one statement (one round trip) on PostgreSQL; with `compose`,
+   * so are the reads of all such units that arrive in the same turn of the event loop
+   * (store/engine/pg-reads.ts), for many rows' reads at once. A lone read is cheaper alone: a composed
+   * statement's parts cost the server more than the same statement's own rows.
    */
-  read<T>(work: () => Work<T>): Promise<T>
+  read<T>(work: () => Work<T>, options?: { compose?: boolean }): Promise<T>
   /** Runs a multi-statement script (schema changes). */
   exec(script: string): Promise<void>
   /** Returns storage to the operating system after deletions (erasure). */

@@ -15,6 +15,7 @@ import {
 } from './db.js'
 import { pipelined } from './overlap.js'
 import { composeBatch, decodeBatch } from './pg-batch.js'
+import { ReadCoalescer } from './pg-reads.js'
 import { Session } from './pg-session.js'
 import { Execution, type Outcome, type Prepared, send } from './pg-statement.js'
 
@@ -71,6 +72,8 @@ export class PostgresDb implements Db {
   readonly dialect = 'postgres' as const
   private readonly pool: pg.Pool
   private readonly prepared = new Map<string, Prepared>()
+  /** Reads outside transactions, composed across requests when they arrive together (pg-reads.ts). */
+  private readonly reads = new ReadCoalescer((op) => this.step(this.pool, op))
   private vacuum: { running: Promise<void> | null; next: Promise<void> | null; tables: Set<string> } = {
     running: null,
     next: null,
@@ -212,8 +215,9 @@ export class PostgresDb implements Db {
     return this.direct<number>({ kind: 'run', sql, params })
   }
 
-  async read<T>(work: () => Work<T>): Promise<T> {
+  async read<T>(work: () => Work<T>, options?: { compose?: boolean }): Promise<T> {
     try {
+      if (options?.compose) return await this.reads.read(work())
       return await runAsync(work(), (op) => this.step(this.pool, op))
     } catch (err) {
       throw unavailable(err)
