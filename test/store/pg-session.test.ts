@@ -132,4 +132,54 @@ describe.each(['sqlite', 'postgres'] as const)('side-by-side units of work on %s
       expect(await store.db.tx(() => overlapped(items, (i) => i.keys, own))).toEqual(['a:1', 'b:1'])
     },
   )
+
+  it.skipIf(engine === 'postgres' && !hasPg)(
+    'starts a later item of other keys beside a running one, never past an item of its keys or one alone',
+    async () => {
+      await open()
+      await store.db.exec(
+        engine === 'postgres'
+          ? 'CREATE TABLE sq (seq BIGSERIAL PRIMARY KEY, label TEXT NOT NULL)'
+          : 'CREATE TABLE sq (seq INTEGER PRIMARY KEY AUTOINCREMENT, label TEXT NOT NULL)',
+      )
+      /** Writes a row on starting and one on finishing, in the order the server runs them. */
+      function* mark(item: Item): Work<string> {
+        yield* q.run('INSERT INTO sq (label) VALUES (?)', [`${item.k} start`])
+        yield* own(item)
+        yield* q.run('INSERT INTO sq (label) VALUES (?)', [`${item.k} end`])
+        return item.k
+      }
+      const order = async (items: Item[]) => {
+        await store.db.run('DELETE FROM sq')
+        expect(await store.db.tx(() => overlapped(items, (i) => i.keys, mark))).toEqual(items.map((i) => i.k))
+        const rows = await store.db.all<{ label: string }>('SELECT label FROM sq ORDER BY seq')
+        return rows.map((r) => r.label)
+      }
+      // b waits for a (both of key 1); c (key 2) need not wait behind b.
+      const held = await order([
+        { k: 'a', keys: ['1'] },
+        { k: 'b', keys: ['1'] },
+        { k: 'c', keys: ['2'] },
+      ])
+      expect(held.indexOf('b start')).toBeGreaterThan(held.indexOf('a end'))
+      if (engine === 'postgres') expect(held.indexOf('c start')).toBeLessThan(held.indexOf('b start'))
+      else expect(held).toEqual(['a start', 'a end', 'b start', 'b end', 'c start', 'c end'])
+      // d shares key 2 with c, which waits behind b: d waits for c, though no running item holds key 2.
+      const chained = await order([
+        { k: 'a', keys: ['1'] },
+        { k: 'b', keys: ['1', '2'] },
+        { k: 'd', keys: ['2'] },
+        { k: 'e', keys: ['3'] },
+      ])
+      expect(chained.indexOf('d start')).toBeGreaterThan(chained.indexOf('b end'))
+      if (engine === 'postgres') expect(chained.indexOf('e start')).toBeLessThan(chained.indexOf('a end'))
+      // An item alone waits for everything before it, and nothing after it starts before it ends.
+      const alone = await order([
+        { k: 'a', keys: ['1'] },
+        { k: 'n', keys: null },
+        { k: 'c', keys: ['2'] },
+      ])
+      expect(alone).toEqual(['a start', 'a end', 'n start', 'n end', 'c start', 'c end'])
+    },
+  )
 })
