@@ -4,6 +4,7 @@
  * or an attack that carries only signals the interface forbids to block alone, is out of reach of any
  * decision of ours. Counted after the warm-up days, like the rest of the report.
  */
+import { INTERFACE_CODES } from '../../src/scoring/interface-codes.js'
 import { rocAuc } from './report.js'
 import { DAY, START, WARMUP_DAYS } from './world.js'
 
@@ -17,43 +18,12 @@ export interface HeldRow {
   fired: readonly { reason: string; weight: number }[]
 }
 
-/** The interface's reason codes (its reason-code tables), as against the signals verdict added. */
-const INTERFACE_CODES = new Set([
-  'datacenter_ip',
-  'abuse_ip',
-  'abusive_asn',
-  'proxy_ip',
-  'vpn_ip',
-  'privacy_relay',
-  'geo_mismatch',
-  'headless_browser',
-  'device_inconsistent',
-  'emulated_environment',
-  'noise_injected',
-  'device_tampered',
-  'context_mismatch',
-  'engine_ua_mismatch',
-  'os_mismatch',
-  'timezone_mismatch',
-  'known_spoof_signature',
-  'forged_beacon',
-  'device_reuse',
-  'ip_velocity',
-  'device_velocity',
-  'vpn_drop',
-  'ip_cloaking',
-  'device_ip_hopping',
-  'disposable_email',
-  'email_no_mx',
-  'gibberish_email',
-  'plus_addressing',
-  'seen_in_fraud_network',
-])
+/** The interface's reason codes, as against the signals verdict added. */
+const INTERFACE = new Set(INTERFACE_CODES)
 
 /**
- * Codes the interface says may not reach block alone: the browser-integrity family ("none reaches block
- * alone") and device reuse ("neither path reaches block alone"). `antidetect_browser` is ours, in that
- * family, and held to its rule (docs/scoring.md).
+ * Codes the interface keeps below block on their own: the browser-integrity family and device reuse.
+ * `antidetect_browser` is ours, in that family, and follows its rule (docs/scoring.md).
  */
 const NOT_ALONE = new Set([
   'headless_browser',
@@ -103,7 +73,7 @@ export interface Held {
 
 /** A legitimate event's flag is the interface's when its codes' own weights reach review. */
 function interfaceWeight(row: HeldRow): number {
-  return row.fired.filter((f) => INTERFACE_CODES.has(f.reason)).reduce((s, f) => s + f.weight, 0)
+  return row.fired.filter((f) => INTERFACE.has(f.reason)).reduce((s, f) => s + f.weight, 0)
 }
 
 export function heldByInterface(scored: readonly HeldRow[], review = DEFAULT_REVIEW): Held {
@@ -123,7 +93,7 @@ export function heldByInterface(scored: readonly HeldRow[], review = DEFAULT_REV
     if (interfaceWeight(r) < review) continue
     held++
     p.held++
-    const codes = [...new Set(r.fired.filter((f) => INTERFACE_CODES.has(f.reason)).map((f) => f.reason))]
+    const codes = [...new Set(r.fired.filter((f) => INTERFACE.has(f.reason)).map((f) => f.reason))]
     const key = codes.sort().join('+')
     heldBy.set(key, (heldBy.get(key) ?? 0) + 1)
   }
@@ -134,7 +104,7 @@ export function heldByInterface(scored: readonly HeldRow[], review = DEFAULT_REV
   const notAlone = (r: HeldRow) =>
     !silent(r) && r.fired.every((f) => f.weight === 0 || NOT_ALONE.has(f.reason))
   const onlyInterface = (r: HeldRow) =>
-    !silent(r) && r.fired.every((f) => f.weight === 0 || INTERFACE_CODES.has(f.reason))
+    !silent(r) && r.fired.every((f) => f.weight === 0 || INTERFACE.has(f.reason))
   const ceiling = rows.map((r) => ({ label: r.label, score: r.label === 1 && !silent(r) ? 101 : r.score }))
   return {
     aucCeiling: rocAuc(ceiling),

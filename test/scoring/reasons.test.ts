@@ -1,45 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { safeReasonCode } from '../../src/ai/reasons.js'
+import { INTERFACE_CODES } from '../../src/scoring/interface-codes.js'
 import { REASONS, type ReasonSpec } from '../../src/scoring/reasons.js'
 import { DEFAULT_WEIGHTS, type WeightKey } from '../../src/scoring/tenant-config.js'
 
 const specs: readonly ReasonSpec[] = REASONS
 const list = <T>(v: T | readonly T[]): T[] => (Array.isArray(v) ? [...v] : [v as T])
-
-/** Every code the interface defines; the registry may hold more (our own), never fewer. */
-const INTERFACE_CODES = [
-  'datacenter_ip',
-  'abuse_ip',
-  'abusive_asn',
-  'proxy_ip',
-  'vpn_ip',
-  'privacy_relay',
-  'geo_mismatch',
-  'headless_browser',
-  'device_inconsistent',
-  'emulated_environment',
-  'noise_injected',
-  'device_tampered',
-  'context_mismatch',
-  'engine_ua_mismatch',
-  'os_mismatch',
-  'timezone_mismatch',
-  'known_spoof_signature',
-  'forged_beacon',
-  'device_reuse',
-  'ip_velocity',
-  'device_velocity',
-  'vpn_drop',
-  'ip_cloaking',
-  'device_ip_hopping',
-  'disposable_email',
-  'email_no_mx',
-  'gibberish_email',
-  'plus_addressing',
-  'seen_in_fraud_network',
-  ...['ip', 'email', 'device', 'user'].flatMap((t) => [`blocklisted_${t}`, `allowlisted_${t}`]),
-]
 
 describe('reason registry', () => {
   it('holds each code once, in our shape, with a description', () => {
