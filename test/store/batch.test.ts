@@ -1,7 +1,6 @@
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type BatchOp, none, type Op, q, together, type Work } from '../../src/store/engine/db.js'
-import { composeBatch } from '../../src/store/engine/pg-batch.js'
 import type { Store } from '../../src/store/index.js'
 import { type Engine, openTestStore } from '../helpers/build.js'
 import { pgAvailable, TEMPLATE_SCHEMA } from '../helpers/pg.js'
@@ -57,20 +56,6 @@ describe('together', () => {
 
   it('yields nothing when every part is empty', () => {
     expect(drive(together(none(1), none('x')), () => undefined)).toEqual({ yielded: [], value: [1, 'x'] })
-  })
-})
-
-describe('composeBatch (PostgreSQL)', () => {
-  it('puts the writes first, in a WITH, and numbers the parameters in the order they appear', () => {
-    const b = composeBatch([
-      { kind: 'get', sql: 'SELECT a FROM t WHERE x = ?', params: [1] },
-      { kind: 'run', sql: 'INSERT INTO u (y) VALUES (?)', params: [2] },
-      { kind: 'all', sql: 'SELECT b FROM v WHERE z = ?', params: [3] },
-    ])
-    expect(b.sql).toBe(
-      "WITH w1 AS (INSERT INTO u (y) VALUES (?) RETURNING 1) SELECT (SELECT COALESCE(json_agg(t), '[]') FROM (SELECT a FROM t WHERE x = ?) AS t) AS r0, (SELECT COUNT(*) FROM w1) AS r1, (SELECT COALESCE(json_agg(t), '[]') FROM (SELECT b FROM v WHERE z = ?) AS t) AS r2",
-    )
-    expect(b.params).toEqual([2, 1, 3])
   })
 })
 

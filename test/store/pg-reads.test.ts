@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { q, type Work } from '../../src/store/engine/db.js'
+import { q, together, type Work } from '../../src/store/engine/db.js'
 import { MAX_PARTS } from '../../src/store/engine/pg-reads.js'
 import type { Store } from '../../src/store/index.js'
 import { openTestStore } from '../helpers/build.js'
@@ -7,11 +7,14 @@ import { pgAvailable } from '../helpers/pg.js'
 
 const hasPg = await pgAvailable()
 
-/** The statement a read ran in: its backend and its start time, shared by the parts of one statement. */
-const WHICH = `SELECT ? || '' AS v, pg_backend_pid() AS pid, statement_timestamp()::text AS ts`
+/**
+ * The message a read went out in: its backend, and the implicit transaction that lasts from one Sync to
+ * the next (every statement of one message shares its id; statements sent apart do not).
+ */
+const WHICH = `SELECT ? || '' AS v, pg_backend_pid() AS pid, txid_current()::text AS ts`
 
-/** Reads composed across units (`Db.read` with `compose`): each unit gets its own answer, as alone. */
-describe.each(['sqlite', 'postgres'] as const)('composed reads on %s', (engine) => {
+/** Reads of several units sent together (`Db.read`): each unit gets its own answer, as alone. */
+describe.each(['sqlite', 'postgres'] as const)('reads sent together on %s', (engine) => {
   let store: Store
   let cleanup: () => Promise<void>
   afterEach(async () => {
@@ -34,14 +37,32 @@ describe.each(['sqlite', 'postgres'] as const)('composed reads on %s', (engine) 
   it.skipIf(engine === 'postgres' && !hasPg)('gives every unit its own results, step by step', async () => {
     await open()
     const ns = Array.from({ length: 45 }, (_, i) => i)
-    const out = await Promise.all(ns.map((n) => store.db.read(() => twoSteps(n), { compose: true })))
+    const out = await Promise.all(ns.map((n) => store.db.read(() => twoSteps(n))))
     expect(out).toEqual(ns.map((n) => `${n}:${n * 2 + 1}`))
+    // Units that read several statements `together` get theirs as an array, beside single reads.
+    const pair = (n: number) =>
+      together(
+        q.get<{ v: number }>('SELECT CAST(? AS INTEGER) AS v', [n]),
+        q.all<{ v: number }>('SELECT CAST(? AS INTEGER) AS v UNION ALL SELECT CAST(? AS INTEGER)', [n, -n]),
+      )
+    const mixed = await Promise.all([
+      store.db.read(() => pair(3)),
+      store.db.read(() => twoSteps(4)),
+      store.db.read(() => pair(5)),
+    ])
+    const plain = (v: unknown): unknown =>
+      Array.isArray(v) ? v.map(plain) : v && typeof v === 'object' ? { v: Number((v as { v: number }).v) } : v
+    expect(plain(mixed)).toEqual([
+      [{ v: 3 }, [{ v: 3 }, { v: -3 }]],
+      '4:9',
+      [{ v: 5 }, [{ v: 5 }, { v: -5 }]],
+    ])
   })
 
   it.skipIf(engine === 'postgres' && !hasPg)('fails only the unit whose statement failed', async () => {
     await open()
     const divide = (d: number) =>
-      store.db.read(() => q.get<{ v: number }>('SELECT 10 / CAST(? AS INTEGER) AS v', [d]), { compose: true })
+      store.db.read(() => q.get<{ v: number }>('SELECT 10 / CAST(? AS INTEGER) AS v', [d]))
     const results = await Promise.allSettled([divide(5), divide(0), divide(2), divide(1)])
     expect(results.map((r) => r.status)).toEqual([
       'fulfilled',
@@ -65,19 +86,19 @@ describe.each(['sqlite', 'postgres'] as const)('composed reads on %s', (engine) 
       }
     }
     if (engine === 'postgres') {
-      const [a, b] = await Promise.all([store.db.read(caught, { compose: true }), divide(10)])
+      const [a, b] = await Promise.all([store.db.read(caught), divide(10)])
       expect(a).toBe('after')
       expect(Number(b!.v)).toBe(1)
     }
   })
 
   it.skipIf(engine !== 'postgres' || !hasPg)(
-    'sends the reads of one turn as one statement per kind, up to the part limit',
+    'sends the reads of one turn in one message, up to the part limit',
     async () => {
       await open()
       const which = (v: string) =>
-        store.db.read(() => q.get<{ v: string; pid: number; ts: string }>(WHICH, [v]), { compose: true })
-      const statements = (rows: { pid: number; ts: string }[]) =>
+        store.db.read(() => q.get<{ v: string; pid: number; ts: string }>(WHICH, [v]))
+      const messages = (rows: { pid: number; ts: string }[]) =>
         new Set(rows.map((r) => `${r.pid} ${r.ts}`)).size
       const eight = (await Promise.all(Array.from({ length: 8 }, (_, i) => which(`a${i}`)))) as {
         v: string
@@ -85,21 +106,17 @@ describe.each(['sqlite', 'postgres'] as const)('composed reads on %s', (engine) 
         ts: string
       }[]
       expect(eight.map((r) => r.v)).toEqual(Array.from({ length: 8 }, (_, i) => `a${i}`))
-      expect(statements(eight)).toBe(1)
-      // Past the limit: a statement of MAX_PARTS parts, then the rest in powers of two (4 and 1), so that
-      // few shapes of statement are ever prepared.
+      expect(messages(eight)).toBe(1)
+      // Past the limit: MAX_PARTS reads in one message, the rest in another.
       const many = (await Promise.all(Array.from({ length: MAX_PARTS + 5 }, (_, i) => which(`b${i}`)))) as {
         pid: number
         ts: string
       }[]
-      expect(statements(many)).toBe(3)
-      // Without `compose`, each read is a statement of its own.
-      const alone = (await Promise.all(
-        Array.from({ length: 8 }, (_, i) =>
-          store.db.read(() => q.get<{ pid: number; ts: string }>(WHICH, [`c${i}`])),
-        ),
-      )) as { pid: number; ts: string }[]
-      expect(statements(alone)).toBe(8)
+      expect(messages(many)).toBe(2)
+      // Reads of different turns go out apart.
+      const alone: { pid: number; ts: string }[] = []
+      for (let i = 0; i < 3; i++) alone.push((await which(`c${i}`)) as { pid: number; ts: string })
+      expect(messages(alone)).toBe(3)
     },
   )
 })

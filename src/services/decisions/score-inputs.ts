@@ -128,7 +128,7 @@ const present = (s: string | undefined): string | null =>
 export async function prepareEvent(
   ctx: TenantContext,
   body: ScoreBody,
-  /** A row of a batch: the batch's config, read once, and reads composed with the other rows'. */
+  /** A row of a batch: the batch's config, read once for all its rows. */
   batch?: { config: StoredConfig },
 ): Promise<PreparedEvent> {
   const userId = present(body.user_id)
@@ -179,28 +179,26 @@ export async function prepareEvent(
     batch ? Promise.resolve(batch.config) : ctx.store.config.cached(ctx.tenant.id),
     gatherNetwork(ctx, attributes, now),
     ctx.store.devices.cachedRates(now),
-    // The device's, the beacon's and the watch session's reads: one statement on PostgreSQL, shared with
-    // the batch's other rows that read at the same time.
-    ctx.store.db.read(
-      () =>
-        together(
-          resolveDevice(
-            ctx,
-            {
-              fingerprint: deviceId,
-              token: present(body.device_token),
-              ip: lookup,
-              userId,
-              standardized: body.device?.is_font_standardized === true,
-            },
-            now,
-          ),
-          beacons
-            ? bindBeacon(ctx, { deviceId, ip: ip?.parsed ?? null, ipHash: ip?.hash ?? null, visitId }, now)
-            : none(null),
-          beacons ? beaconSession(ctx, { deviceId, visitId }, now - TIMELINE_WINDOW_MS) : none(null),
+    // The device's, the beacon's and the watch session's reads: one round trip on PostgreSQL, shared with
+    // other requests' (or the batch's other rows') reads of the same turn.
+    ctx.store.db.read(() =>
+      together(
+        resolveDevice(
+          ctx,
+          {
+            fingerprint: deviceId,
+            token: present(body.device_token),
+            ip: lookup,
+            userId,
+            standardized: body.device?.is_font_standardized === true,
+          },
+          now,
         ),
-      { compose: batch !== undefined },
+        beacons
+          ? bindBeacon(ctx, { deviceId, ip: ip?.parsed ?? null, ipHash: ip?.hash ?? null, visitId }, now)
+          : none(null),
+        beacons ? beaconSession(ctx, { deviceId, visitId }, now - TIMELINE_WINDOW_MS) : none(null),
+      ),
     ),
   ])
   const device = withCollisionRisk(resolved, rates)

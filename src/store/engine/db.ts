@@ -20,8 +20,8 @@ export interface Op {
 
 /**
  * Statements that do not depend on each other, answered together (an array of their results, in order):
- * PostgreSQL sends them as one statement (one round trip, see store/engine/pg-batch.ts), SQLite runs
- * them one after another. None may read what another writes, and each table is written by one at most.
+ * PostgreSQL sends them together on one connection (one round trip, store/engine/postgres.ts), SQLite
+ * runs them one after another. None may read what another writes, and each table is written by one at most.
  */
 export interface BatchOp {
   kind: 'batch'
@@ -169,12 +169,10 @@ export interface Db {
   tx<T>(work: () => Work<T>): Promise<T>
   /**
    * Runs a unit of work of reads only, outside a transaction: each statement sees what is committed when
-   * it starts. What it reads `together` is one statement (one round trip) on PostgreSQL; with `compose`,
-   * so are the reads of all such units that arrive in the same turn of the event loop
-   * (store/engine/pg-reads.ts), for many rows' reads at once. A lone read is cheaper alone: a composed
-   * statement's parts cost the server more than the same statement's own rows.
+   * it starts. On PostgreSQL what it reads `together`, and the reads of all such units that arrive in the
+   * same turn of the event loop (store/engine/pg-reads.ts), go out on one connection in one round trip.
    */
-  read<T>(work: () => Work<T>, options?: { compose?: boolean }): Promise<T>
+  read<T>(work: () => Work<T>): Promise<T>
   /** Runs a multi-statement script (schema changes). */
   exec(script: string): Promise<void>
   /** Returns storage to the operating system after deletions (erasure). */

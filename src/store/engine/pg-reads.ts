@@ -1,6 +1,6 @@
 import type { BatchOp, Op, Step, Work } from './db.js'
 
-/** Parts of one composed read (a power of two): bounds the statement's text and the shapes prepared. */
+/** Reads sent together on one connection at most: a bound on one message and one backend's share. */
 export const MAX_PARTS = 32
 
 interface Waiting {
@@ -10,18 +10,20 @@ interface Waiting {
   reject: (err: unknown) => void
 }
 
-/** A statement that only reads, and so may share a composed statement with other requests' reads. */
+/** A statement that only reads, and so may go out with other units' reads (and again, alone, on failure). */
 const readsOnly = (op: Op): boolean => op.kind !== 'run' && !/^\s*(INSERT|UPDATE|DELETE)\b/i.test(op.sql)
 const composable = (s: Step): s is Op | BatchOp =>
   s.kind === 'batch' ? s.ops.every(readsOnly) : s.kind !== 'overlap' && readsOnly(s)
 
 /**
  * Units of reads outside a transaction (`Db.read`) that arrive in the same turn of the event loop go out
- * together on PostgreSQL: at each round, the next statement of every waiting unit is composed into one
- * statement per kind of read (pg-batch.ts), so the pre-reads of concurrent requests, or of a batch's rows,
- * cost one statement and one round trip instead of one each. Each unit sees its own results only, as it
- * would alone: a failed composed statement is run again part by part, so a failure belongs to the unit
- * whose statement failed. Anything but a read (a write, side-by-side units) runs on its own.
+ * together on PostgreSQL: at each round, the next statement of every waiting unit is sent, up to
+ * MAX_PARTS at a time, as one batch on one connection (one round trip; each statement still its own), so
+ * concurrent requests' pre-reads, or a batch's rows', take one pooled connection and one round trip per
+ * 32 instead of one each. Each
+ * unit sees its own results only, as it would alone: when a batch fails, its statements run again one by
+ * one, so a failure belongs to the unit whose statement failed. Anything but a read (a write, side-by-side
+ * units) runs on its own.
  */
 export class ReadCoalescer {
   private queue: Waiting[] = []
@@ -58,31 +60,15 @@ export class ReadCoalescer {
     void this.round(waiting)
   }
 
-  /** One round: the next statement of every unit, composed by kind; then the units still open, again. */
+  /** One round: the next statement of every unit, in batches; then the units still open, again. */
   private async round(units: Waiting[]): Promise<void> {
-    const groups = new Map<string, Waiting[]>()
-    const alone: Waiting[] = []
+    const reads: Waiting[] = []
+    const runs: Promise<void>[] = []
     for (const u of units) {
-      const s = u.step.value as Step
-      if (!composable(s)) {
-        alone.push(u)
-        continue
-      }
-      const key = s.kind === 'batch' ? s.ops.map((o) => o.sql).join('\u0000') : s.sql
-      const g = groups.get(key)
-      if (g === undefined) groups.set(key, [u])
-      else g.push(u)
+      if (composable(u.step.value as Step)) reads.push(u)
+      else runs.push(this.single(u))
     }
-    const runs: Promise<void>[] = alone.map((u) => this.single(u))
-    for (const g of groups.values()) {
-      // In powers of two: few shapes of composed statement, each parsed and planned once per connection.
-      for (let i = 0; i < g.length; ) {
-        let size = MAX_PARTS
-        while (size > g.length - i) size /= 2
-        runs.push(this.composed(g.slice(i, i + size)))
-        i += size
-      }
-    }
+    for (let i = 0; i < reads.length; i += MAX_PARTS) runs.push(this.batch(reads.slice(i, i + MAX_PARTS)))
     await Promise.all(runs)
     const open = units.filter((u) => !u.step.done)
     if (open.length > 0) await this.round(open)
@@ -100,8 +86,8 @@ export class ReadCoalescer {
     this.advance(u, () => u.work.next(value))
   }
 
-  /** Statements of one kind from several units, as one; part by part if that fails. */
-  private async composed(units: Waiting[]): Promise<void> {
+  /** The statements of several units as one batch; one by one if that fails. */
+  private async batch(units: Waiting[]): Promise<void> {
     if (units.length === 1) return this.single(units[0]!)
     const ops: Op[] = []
     const spans: [number, number, boolean][] = []

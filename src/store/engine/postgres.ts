@@ -14,7 +14,6 @@ import {
   type Work,
 } from './db.js'
 import { pipelined } from './overlap.js'
-import { composeBatch, decodeBatch } from './pg-batch.js'
 import { ReadCoalescer } from './pg-reads.js'
 import { Session } from './pg-session.js'
 import { Execution, type Outcome, type Prepared, send } from './pg-statement.js'
@@ -72,7 +71,7 @@ export class PostgresDb implements Db {
   readonly dialect = 'postgres' as const
   private readonly pool: pg.Pool
   private readonly prepared = new Map<string, Prepared>()
-  /** Reads outside transactions, composed across requests when they arrive together (pg-reads.ts). */
+  /** Reads outside transactions, sent together when they arrive together (pg-reads.ts). */
   private readonly reads = new ReadCoalescer((op) => this.step(this.pool, op))
   private vacuum: { running: Promise<void> | null; next: Promise<void> | null; tables: Set<string> } = {
     running: null,
@@ -114,15 +113,7 @@ export class PostgresDb implements Db {
   }
 
   /** The statement that runs `op` on PostgreSQL, and how its rows become the op's result. */
-  private statement(op: Op | BatchOp): { execution: Execution; result: (o: Outcome) => unknown } {
-    if (op.kind === 'batch') {
-      // One statement, one round trip for the whole batch (store/engine/pg-batch.ts).
-      const b = composeBatch(op.ops)
-      return {
-        execution: new Execution(this.q(b.sql), b.params, true),
-        result: (o) => decodeBatch(op.ops, o.rows[0] as unknown[]),
-      }
-    }
+  private statement(op: Op): { execution: Execution; result: (o: Outcome) => unknown } {
     const kind = op.kind
     return {
       execution: new Execution(this.q(op.sql), op.params),
@@ -131,18 +122,37 @@ export class PostgresDb implements Db {
   }
 
   /**
+   * The statements that run `op`: a batch's parts each as a statement of its own, sent together and
+   * answered in order on one connection (one round trip), each returning its own rows. Composing them
+   * into one statement (every part a `json_agg` subquery) cost the server more per part: docs/storage.md.
+   */
+  private parts(op: Op | BatchOp): { executions: Execution[]; result: (o: readonly Outcome[]) => unknown } {
+    if (op.kind !== 'batch') {
+      const s = this.statement(op)
+      return { executions: [s.execution], result: (o) => s.result(o[0]!) }
+    }
+    const each = op.ops.map((o) => this.statement(o))
+    return { executions: each.map((s) => s.execution), result: (o) => each.map((s, i) => s.result(o[i]!)) }
+  }
+
+  /**
    * The statements of `ops` in one message with one Sync, one round trip (written in one tick on a
    * pipelined stretch of the connection, pg-session.ts); their results.
    */
   private async execPipeline(client: pg.PoolClient, ops: readonly (Op | BatchOp)[]): Promise<unknown[]> {
-    const sent = ops.map((op) => this.statement(op))
+    const sent = ops.map((op) => this.parts(op))
     const outcomes = await this.inSession(client, (session) => {
-      const answers = Promise.all(sent.map((s) => session.send(s.execution)))
+      const answers = Promise.all(sent.flatMap((s) => s.executions).map((e) => session.send(e)))
       // The Sync goes in the same write: one round trip, not a Flush's and then the Sync's.
       void session.end()
       return answers
     })
-    return sent.map((s, i) => s.result(outcomes[i]!))
+    let at = 0
+    return sent.map((s) => {
+      const n = s.executions.length
+      at += n
+      return s.result(outcomes.slice(at - n, at))
+    })
   }
 
   /**
@@ -168,8 +178,22 @@ export class PostgresDb implements Db {
   }
 
   private async execOp(target: pg.Pool | pg.PoolClient | Session, op: Op | BatchOp): Promise<unknown> {
+    if (target instanceof Session) {
+      const p = this.parts(op)
+      return p.result(await Promise.all(p.executions.map((e) => target.send(e))))
+    }
+    if (op.kind === 'batch') {
+      if (!(target instanceof pg.Pool)) return (await this.execPipeline(target, [op]))[0]
+      // Outside a transaction: on one pooled connection, so its parts still share one round trip.
+      const client = await target.connect()
+      try {
+        return (await this.execPipeline(client, [op]))[0]
+      } finally {
+        client.release()
+      }
+    }
     const s = this.statement(op)
-    return s.result(await (target instanceof Session ? target.send(s.execution) : send(target, s.execution)))
+    return s.result(await send(target, s.execution))
   }
 
   /** A step of a unit of work on `client`, outside or inside a transaction. */
@@ -215,10 +239,9 @@ export class PostgresDb implements Db {
     return this.direct<number>({ kind: 'run', sql, params })
   }
 
-  async read<T>(work: () => Work<T>, options?: { compose?: boolean }): Promise<T> {
+  async read<T>(work: () => Work<T>): Promise<T> {
     try {
-      if (options?.compose) return await this.reads.read(work())
-      return await runAsync(work(), (op) => this.step(this.pool, op))
+      return await this.reads.read(work())
     } catch (err) {
       throw unavailable(err)
     }

@@ -75,7 +75,7 @@ export class GroupMeter {
 
   /**
    * Writes the accepted units, one batch for every tenant and month, sorted (a batch's parts lock their
-   * rows in order: store/engine/pg-batch.ts); throws MeterOvertaken (the caller rolls back) when they no
+   * rows in order, one statement after another); throws MeterOvertaken (the caller rolls back) when they no
    * longer fit.
    */
   *flush(): Work<void> {
