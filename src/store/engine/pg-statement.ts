@@ -66,8 +66,8 @@ const EXECUTE = {}
  * Describe, Execute, Sync) but skips what pg's Query does per call for generality: copying the query
  * config, an event emitter, a Result that rebuilds the row template and looks up every column's
  * parser from each RowDescription. The columns' parsers are kept with the statement and reused while
- * a RowDescription names the same columns and types. Rows come back as objects, or as arrays of column
- * values with `asArrays`. `callback` is set by node-postgres (pool.query or client.query).
+ * a RowDescription names the same columns and types. Rows come back as objects. `callback` is set by
+ * node-postgres (pool.query or client.query).
  */
 export class Execution {
   callback: ((err: Error | null, result?: Outcome) => void) | undefined = undefined
@@ -84,7 +84,6 @@ export class Execution {
   constructor(
     private readonly prepared: Prepared,
     params: readonly Param[],
-    private readonly asArrays = false,
   ) {
     this.name = prepared.name
     this.text = prepared.text
@@ -147,21 +146,12 @@ export class Execution {
     const shape = this.shape!
     const raw = msg.fields
     try {
-      if (this.asArrays) {
-        const row = new Array<unknown>(raw.length)
-        for (let i = 0; i < raw.length; i++) {
-          const v = raw[i]
-          row[i] = v === null || v === undefined ? null : shape.parsers[i]!(v)
-        }
-        this.rows.push(row)
-      } else {
-        const row: Record<string, unknown> = {}
-        for (let i = 0; i < raw.length; i++) {
-          const v = raw[i]
-          row[shape.names[i]!] = v === null || v === undefined ? null : shape.parsers[i]!(v)
-        }
-        this.rows.push(row)
+      const row: Record<string, unknown> = {}
+      for (let i = 0; i < raw.length; i++) {
+        const v = raw[i]
+        row[shape.names[i]!] = v === null || v === undefined ? null : shape.parsers[i]!(v)
       }
+      this.rows.push(row)
     } catch (err) {
       this.failed = err as Error
     }
