@@ -16,11 +16,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import type { BatchOp, Db, Op } from '../src/store/engine/db.js'
+import type { Db } from '../src/store/engine/db.js'
 import { openStore } from '../src/store/index.js'
 import { watchBackends } from './cpu.js'
 import { createBenchSchema } from './pg.js'
-import { label, pipelineLabel, sqlOf } from './profile.js'
+import { label, watchStatements } from './profile.js'
 import { scoringApp } from './score-app.js'
 import { scoreBodies } from './score-mix.js'
 
@@ -40,32 +40,13 @@ function countTrips(db: Db) {
     byLabel.set(l, r)
     trips += n
   }
-  const inner = db as unknown as {
-    execOp: (...args: unknown[]) => unknown
-    execPipeline?: (client: unknown, ops: readonly (Op | BatchOp)[]) => Promise<unknown[]>
-    tx: Db['tx']
-  }
-  const exec = inner.execOp.bind(db)
-  inner.execOp = (...args: unknown[]) => {
-    const l = label(sqlOf((args.length === 2 ? args[1] : args[0]) as Op | BatchOp))
-    const t0 = performance.now()
-    const out = exec(...args)
-    if (out instanceof Promise) return out.finally(() => add(l, 1, performance.now() - t0))
-    add(l, 1, performance.now() - t0)
-    return out
-  }
-  // On PostgreSQL BEGIN goes out with the transaction's first read and COMMIT with what waits before it
-  // (each message counted as one); on SQLite BEGIN and COMMIT are two statements.
-  const pipeline = inner.execPipeline?.bind(db)
-  if (pipeline) {
-    inner.execPipeline = (client, ops) => {
-      const t0 = performance.now()
-      return pipeline(client, ops).finally(() => add(pipelineLabel(ops), 1, performance.now() - t0))
-    }
-  }
+  // On PostgreSQL each message counts once (BEGIN with a transaction's first read, COMMIT with what waits
+  // before it); on SQLite BEGIN and COMMIT are two statements.
+  const pipelined = (db as unknown as { execPipeline?: unknown }).execPipeline !== undefined
+  const inner = watchStatements(db, (l, ms) => add(label(l), 1, ms)) as unknown as { tx: Db['tx'] }
   const tx = inner.tx.bind(db)
   inner.tx = (work) => {
-    if (!pipeline) add('BEGIN + COMMIT', 2, 0)
+    if (!pipelined) add('BEGIN + COMMIT', 2, 0)
     return tx(work)
   }
   return {
