@@ -128,8 +128,7 @@ const present = (s: string | undefined): string | null =>
 export async function prepareEvent(
   ctx: TenantContext,
   body: ScoreBody,
-  /** A row of a batch: the batch's config, read once for all its rows. */
-  batch?: { config: StoredConfig },
+  storedConfig?: StoredConfig,
 ): Promise<PreparedEvent> {
   const userId = present(body.user_id)
   const deviceId = present(body.device_id)
@@ -176,7 +175,7 @@ export async function prepareEvent(
   const beacons = deviceId !== null && (await ctx.store.beacons.anySent(ctx.tenant.id))
   const [matches, stored, network, rates, [resolved, beacon, session]] = await Promise.all([
     ctx.store.lists.match(ctx.tenant.id, listKeys, now, ip?.rangeKeys ?? undefined),
-    batch ? Promise.resolve(batch.config) : ctx.store.config.cached(ctx.tenant.id),
+    storedConfig ? Promise.resolve(storedConfig) : ctx.store.config.cached(ctx.tenant.id),
     gatherNetwork(ctx, attributes, now),
     ctx.store.devices.cachedRates(now),
     // The device's, the beacon's and the watch session's reads: one round trip on PostgreSQL, shared with

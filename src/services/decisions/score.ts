@@ -375,7 +375,7 @@ export async function scoreBatch(
   await assertQuotaFits(ctx, rows.length)
   const config = await ctx.store.config.cached(ctx.tenant.id)
   const prepared = await ctx.signals.span('identifiers.analyze', () =>
-    mapLimit(rows, 32, (row) => prepareEvent(ctx, row, { config })),
+    mapLimit(rows, 32, (row) => prepareEvent(ctx, row, config)),
   )
   linkWithinBatch(
     ctx,

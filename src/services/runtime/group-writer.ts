@@ -229,8 +229,8 @@ export class GroupWriter {
             (item) => settle(item.job(counters, meter)),
           )),
         )
-        // One batch (one statement on PostgreSQL) whose parts lock rows in their order: usage rows before
-        // counter rows, in every group and mode, so transactions lock them in one order.
+        // One batch whose statements run, and lock rows, in their order: usage rows before counter rows, in
+        // every group and mode, so transactions lock them in one order.
         const end = together(meter.flush(), counters.flush())
         yield* dialect === 'postgres' ? blind(end) : end
       })

@@ -39,8 +39,7 @@ export class UsageStore {
       [tenantId, period, units, quota],
     )
     if (row === undefined) return false
-    if (this.seen.size > 100_000) this.seen.clear()
-    this.seen.set(`${tenantId}\u0000${period}`, Number(row.used))
+    this.remember(`${tenantId}\u0000${period}`, Number(row.used))
     return true
   }
 
@@ -63,8 +62,13 @@ export class UsageStore {
   /** A committed `meterOrFail`: the month's reading is at least `used` (what the group read plus its units). */
   noteMetered(tenantId: string, period: string, used: number): void {
     const key = `${tenantId}\u0000${period}`
+    this.remember(key, Math.max(this.seen.get(key) ?? 0, used))
+  }
+
+  /** Keeps a reading, in a map bounded by forgetting everything past 100,000 tenant-months. */
+  private remember(key: string, used: number): void {
     if (this.seen.size > 100_000) this.seen.clear()
-    this.seen.set(key, Math.max(this.seen.get(key) ?? 0, used))
+    this.seen.set(key, used)
   }
 
   /**
@@ -115,8 +119,7 @@ export class UsageStore {
     const seen = this.seen.get(key)
     if (seen !== undefined) return seen
     const used = await this.used(tenantId, period)
-    if (this.seen.size > 100_000) this.seen.clear()
-    if (!this.seen.has(key)) this.seen.set(key, used)
+    if (!this.seen.has(key)) this.remember(key, used)
     return used
   }
 
